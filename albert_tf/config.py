@@ -1,0 +1,190 @@
+"""`AlbertConfig`: the original `albert_config.json` fields plus a sharing mode.
+
+The field names are those of the original TF1 release so that its
+`albert_config.json` files load unchanged. `sharing` adds the paper's
+cross-layer sharing ablations (Lan et al. 2020, Table 4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+from typing import Any
+
+SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
+ACTIVATIONS = ("gelu", "gelu_new", "gelu_exact", "relu", "tanh", "linear")
+
+# Keys found in some released albert_config.json files that do not change the
+# model (the original code ignores them too).
+_IGNORED_KEYS = (
+    "down_scale_factor",
+    "net_structure_type",
+    "gap_size",
+    "num_memory_blocks",
+    "layers_to_keep",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class AlbertConfig:
+    """Hyper-parameters of an ALBERT (or BERT-shaped) encoder.
+
+    Layer `i` (0-based) of `num_hidden_layers` uses group
+    `int(i / num_hidden_layers * num_hidden_groups)`, each group holds
+    `inner_group_num` blocks applied in order, as in the original code.
+
+    `sharing` selects the paper's ablations:
+      * `"all_shared"` (default): blocks are shared as the groups say.
+      * `"shared_attention"`: attention shared by group, feed-forward per layer.
+      * `"shared_ffn"`: feed-forward shared by group, attention per layer.
+      * `"not_shared"`: every layer has its own block (BERT).
+
+    Example:
+    >>> config = AlbertConfig.preset("albert_base")
+    >>> config.hidden_size
+    768
+    >>> AlbertConfig.from_dict(config.to_dict()) == config
+    True
+    """
+
+    vocab_size: int = 30000
+    embedding_size: int = 128
+    hidden_size: int = 768
+    num_hidden_layers: int = 12
+    num_hidden_groups: int = 1
+    inner_group_num: int = 1
+    num_attention_heads: int = 12
+    intermediate_size: int = 3072
+    hidden_act: str = "gelu"
+    hidden_dropout_prob: float = 0.0
+    attention_probs_dropout_prob: float = 0.0
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 2
+    initializer_range: float = 0.02
+    sharing: str = "all_shared"
+
+    def __post_init__(self) -> None:
+        positive = (
+            "vocab_size",
+            "embedding_size",
+            "hidden_size",
+            "num_hidden_layers",
+            "num_hidden_groups",
+            "inner_group_num",
+            "num_attention_heads",
+            "intermediate_size",
+            "max_position_embeddings",
+            "type_vocab_size",
+        )
+        for name in positive:
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"AlbertConfig.{name} must be a positive integer, got {value!r}.")
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"AlbertConfig.hidden_size ({self.hidden_size}) must be divisible by "
+                f"num_attention_heads ({self.num_attention_heads})."
+            )
+        if self.num_hidden_layers % self.num_hidden_groups:
+            raise ValueError(
+                f"AlbertConfig.num_hidden_layers ({self.num_hidden_layers}) must be divisible "
+                f"by num_hidden_groups ({self.num_hidden_groups})."
+            )
+        if self.hidden_act not in ACTIVATIONS:
+            raise ValueError(
+                f"AlbertConfig.hidden_act {self.hidden_act!r} is not supported; "
+                f"use one of {ACTIVATIONS}."
+            )
+        if self.sharing not in SHARING_MODES:
+            raise ValueError(
+                f"AlbertConfig.sharing {self.sharing!r} is unknown; use one of {SHARING_MODES}."
+            )
+        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+            value = getattr(self, name)
+            if not 0.0 <= value < 1.0:
+                raise ValueError(f"AlbertConfig.{name} must be in [0, 1), got {value!r}.")
+        if self.initializer_range <= 0:
+            raise ValueError(
+                f"AlbertConfig.initializer_range must be positive, got {self.initializer_range!r}."
+            )
+
+    # -- derived values ---------------------------------------------------
+    @property
+    def head_size(self) -> int:
+        return self.hidden_size // self.num_attention_heads
+
+    def group_of_layer(self, layer_index: int) -> int:
+        """The original mapping from a layer index to its group."""
+        return int(layer_index / self.num_hidden_layers * self.num_hidden_groups)
+
+    # -- serialization ----------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> AlbertConfig:
+        """Builds a config; unknown keys are logged and ignored, not fatal."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(k for k in values if k not in known)
+        noisy = [k for k in unknown if k not in _IGNORED_KEYS]
+        if unknown:
+            log = logging.warning if noisy else logging.info
+            log("AlbertConfig: ignoring keys %s", ", ".join(unknown))
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+    @classmethod
+    def from_json_file(cls, path: str | os.PathLike) -> AlbertConfig:
+        try:
+            with open(path, encoding="utf-8") as f:
+                values = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}:{e.lineno}: not valid JSON ({e.msg}).") from e
+        if not isinstance(values, dict):
+            raise ValueError(f"{path}: expected a JSON object of AlbertConfig fields.")
+        try:
+            return cls.from_dict(values)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{path}: {e}") from e
+
+    def to_json_string(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+    def to_json_file(self, path: str | os.PathLike) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_json_string())
+
+    def replace(self, **changes: Any) -> AlbertConfig:
+        return dataclasses.replace(self, **changes)
+
+    # -- presets ----------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> AlbertConfig:
+        """A named configuration from the paper; `overrides` replace fields."""
+        if name not in PRESETS:
+            raise ValueError(f"Unknown preset {name!r}; choose one of {sorted(PRESETS)}.")
+        return cls(**{**PRESETS[name], **overrides})
+
+
+def _shape(hidden: int, layers: int, heads: int, embedding: int = 128, **extra: Any):
+    return dict(
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=4 * hidden,
+        embedding_size=embedding,
+        **extra,
+    )
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "albert_base": _shape(768, 12, 12),
+    "albert_large": _shape(1024, 24, 16),
+    "albert_xlarge": _shape(2048, 24, 16),
+    "albert_xxlarge": _shape(4096, 12, 64),
+    "bert_base": _shape(768, 12, 12, embedding=768, sharing="not_shared"),
+    "bert_large": _shape(1024, 24, 16, embedding=1024, sharing="not_shared"),
+    # A tiny shape for tests, the quickstart and smoke runs.
+    "albert_tiny": _shape(128, 4, 2, embedding=64, vocab_size=1000, max_position_embeddings=128),
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up a virtual environment with the test extra and runs the test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/ruff check albert_tf scripts tests benchmarks
+.venv/bin/python -m pytest -q -n 2 --durations=15 tests "$@"
