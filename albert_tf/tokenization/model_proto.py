@@ -1,0 +1,92 @@
+"""Loading and validating ALBERT SentencePiece model files.
+
+An ALBERT model must have `<pad>`=0, `<unk>`=1, `[CLS]`=2, `[SEP]`=3, `[MASK]`=4. The original
+code silently maps missing special tokens to `<unk>`; we reject such files with an error naming
+the file and the offending id.
+
+The released models store `[CLS]`, `[SEP]`, `[MASK]` as CONTROL symbols, which SentencePiece never
+produces from text. We rewrite them to USER_DEFINED symbols at load time, so a literal `[MASK]` in
+text encodes to id 4 in Python and in tensorflow-text alike (fill-mask inputs need this), and
+`decode` shows them instead of dropping them. Ids and scores are unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+
+from sentencepiece import sentencepiece_model_pb2
+
+ALBERT_ID_LAYOUT = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
+_SPECIAL_TYPES = (
+    sentencepiece_model_pb2.ModelProto.SentencePiece.CONTROL,
+    sentencepiece_model_pb2.ModelProto.SentencePiece.USER_DEFINED,
+)
+_HOW_TO_FIX = (
+    "ALBERT needs <pad>=0, <unk>=1, [CLS]=2, [SEP]=3, [MASK]=4; retrain with "
+    "scripts/train_tokenizer.py (albert_tf.tokenization.train_sentencepiece)."
+)
+
+
+def read_model_proto(model_file: str) -> sentencepiece_model_pb2.ModelProto:
+    """Reads and parses a `.model` file; clear errors for a missing or corrupt file."""
+    if not os.path.isfile(model_file):
+        raise FileNotFoundError(
+            f"SentencePiece model file {model_file!r} does not exist; pass the path of a "
+            "`.model` file written by scripts/train_tokenizer.py."
+        )
+    with open(model_file, "rb") as handle:
+        data = handle.read()
+    return parse_model_proto(data, source=model_file)
+
+
+def parse_model_proto(data: bytes, source: str = "<bytes>") -> sentencepiece_model_pb2.ModelProto:
+    """Parses serialized model bytes; `source` names them in errors."""
+    proto = sentencepiece_model_pb2.ModelProto()
+    try:
+        proto.ParseFromString(data)
+    except Exception as error:
+        raise ValueError(f"{source}: not a SentencePiece model file ({error}).") from error
+    if not proto.pieces:
+        raise ValueError(f"{source}: not a SentencePiece model file (it has no pieces).")
+    return proto
+
+
+def validate_albert_layout(proto: sentencepiece_model_pb2.ModelProto, source: str) -> None:
+    """Raises ValueError unless ids 0..4 are `<pad> <unk> [CLS] [SEP] [MASK]`."""
+    pieces = proto.pieces
+    if len(pieces) < len(ALBERT_ID_LAYOUT):
+        raise ValueError(f"{source}: only {len(pieces)} pieces. {_HOW_TO_FIX}")
+    for piece_id, expected in enumerate(ALBERT_ID_LAYOUT):
+        actual = pieces[piece_id].piece
+        if actual != expected:
+            raise ValueError(
+                f"{source}: id {piece_id} is {actual!r}, expected {expected!r}. {_HOW_TO_FIX}"
+            )
+    if pieces[1].type != sentencepiece_model_pb2.ModelProto.SentencePiece.UNKNOWN:
+        raise ValueError(f"{source}: id 1 '<unk>' is not the unknown piece. {_HOW_TO_FIX}")
+    for piece_id in range(2, len(ALBERT_ID_LAYOUT)):
+        if pieces[piece_id].type not in _SPECIAL_TYPES:
+            raise ValueError(
+                f"{source}: id {piece_id} {pieces[piece_id].piece!r} is an ordinary piece, not a "
+                f"control or user-defined symbol. {_HOW_TO_FIX}"
+            )
+
+
+def load_albert_model_proto(model_file: str) -> bytes:
+    """Reads, validates and returns the model with `[CLS] [SEP] [MASK]` made user-defined.
+
+    Example:
+        >>> proto_bytes = load_albert_model_proto("/tmp/spm.model")
+    """
+    return albert_model_proto_from_bytes(
+        read_model_proto(model_file).SerializeToString(), model_file
+    )
+
+
+def albert_model_proto_from_bytes(data: bytes, source: str = "<bytes>") -> bytes:
+    """Like `load_albert_model_proto` for serialized bytes (e.g. from a SavedModel asset)."""
+    proto = parse_model_proto(data, source)
+    validate_albert_layout(proto, source)
+    for piece_id in range(2, len(ALBERT_ID_LAYOUT)):
+        proto.pieces[piece_id].type = sentencepiece_model_pb2.ModelProto.SentencePiece.USER_DEFINED
+    return proto.SerializeToString()

@@ -1,0 +1,122 @@
+"""`AlbertTextTokenizer`: in-graph ALBERT tokenization as a Keras layer.
+
+Strings -> normalized strings (`normalize_text_tf`) -> tensorflow-text SentencePiece ids, with the
+same post-processing as `AlbertTokenizer.encode` (a bare "▁" piece right before a special token is
+dropped). Works eagerly, inside `tf.data` and inside a `tf.function`/SavedModel: the model bytes
+are a constant of the graph, owned by tensorflow-text's tracked SentencePiece resource.
+
+Saving: like keras-hub's SentencePieceTokenizer, `get_config` does not carry the model bytes
+(`proto` is None there); `.keras` archives carry them as an asset (`save_assets`/`load_assets`).
+
+Example:
+    >>> layer = AlbertTextTokenizer(proto="/tmp/spm.model")
+    >>> layer(tf.constant(["Hello [MASK] world", ""]))
+    <tf.RaggedTensor [[...], []]>
+"""
+
+from __future__ import annotations
+
+import os
+
+import keras
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from albert_tf.tokenization.model_proto import (
+    ALBERT_ID_LAYOUT,
+    albert_model_proto_from_bytes,
+    load_albert_model_proto,
+)
+from albert_tf.tokenization.normalize import normalize_text_tf
+
+_ASSET_FILE = "albert_sentencepiece.model"
+_SPECIAL_IDS = tuple(ALBERT_ID_LAYOUT.index(token) for token in ("[CLS]", "[SEP]", "[MASK]"))
+
+
+@keras.saving.register_keras_serializable(package="albert_tf")
+class AlbertTextTokenizer(keras.layers.Layer):
+    """Keras layer: `tf.string` [N] -> `tf.RaggedTensor` int32 [N, None] of ALBERT piece ids.
+
+    Args:
+        proto: path of a `.model` file, or its serialized bytes; validated for the ALBERT id
+            layout. None (only when loading a `.keras` archive) until `load_assets` sets it.
+        do_lower_case: lowercase while normalizing; must match how the model was trained.
+        **kwargs: `keras.layers.Layer` arguments (name, ...).
+    """
+
+    def __init__(self, proto: str | bytes | None = None, do_lower_case: bool = True, **kwargs):
+        kwargs.setdefault("dtype", "int32")
+        kwargs["trainable"] = False  # No weights; ids are integers.
+        super().__init__(**kwargs)
+        # Let string tensors and ragged outputs pass through Keras unchanged.
+        self._convert_input_args = False
+        self._allow_non_tensor_positional_args = True
+        self.supports_ragged_inputs = True
+        self.do_lower_case = do_lower_case
+        self.proto = None
+        self._sentencepiece = None
+        if proto is not None:
+            self.set_proto(proto)
+
+    def set_proto(self, proto: str | bytes) -> None:
+        """Loads and validates the SentencePiece model (path or bytes)."""
+        if isinstance(proto, bytes):
+            model_bytes = albert_model_proto_from_bytes(proto)
+        else:
+            model_bytes = load_albert_model_proto(os.fspath(proto))
+        self.proto = model_bytes
+        self._sentencepiece = tf_text.SentencepieceTokenizer(model=model_bytes, out_type=tf.int32)
+        self._space_id = int(self._sentencepiece.string_to_id("\u2581").numpy())
+        if self._space_id == ALBERT_ID_LAYOUT.index("<unk>"):
+            self._space_id = -1
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of pieces."""
+        self._check_proto()
+        return int(self._sentencepiece.vocab_size().numpy())
+
+    def call(self, texts):
+        self._check_proto()
+        texts = tf.convert_to_tensor(texts, dtype=tf.string)
+        normalized = normalize_text_tf(texts, do_lower_case=self.do_lower_case)
+        ids = self._sentencepiece.tokenize(normalized)
+        return self._drop_space_before_special(ids)
+
+    def _drop_space_before_special(self, ids: tf.RaggedTensor) -> tf.RaggedTensor:
+        """Drops a bare "▁" piece directly followed (in the same row) by a special token."""
+        if self._space_id < 0:
+            return ids
+        values = ids.flat_values
+        row_ids = ids.nested_value_rowids()[-1]
+        next_values = tf.concat([values[1:], tf.constant([-1], tf.int32)], axis=0)
+        next_rows = tf.concat([row_ids[1:], tf.constant([-1], row_ids.dtype)], axis=0)
+        next_is_special = tf.reduce_any(
+            tf.equal(next_values[:, None], tf.constant(_SPECIAL_IDS, tf.int32)[None, :]), axis=1
+        )
+        drop = (values == self._space_id) & next_is_special & (next_rows == row_ids)
+        return tf.ragged.boolean_mask(ids, tf.logical_not(ids.with_flat_values(drop)))
+
+    def _check_proto(self) -> None:
+        if self._sentencepiece is None:
+            raise ValueError(
+                "AlbertTextTokenizer has no SentencePiece model: pass `proto=` (a .model path "
+                "or bytes) or call set_proto() before using it."
+            )
+
+    def compute_output_spec(self, texts):
+        return keras.KerasTensor(tuple(texts.shape) + (None,), dtype="int32", ragged=True)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        # The model travels as an asset (save_assets), not in the JSON config.
+        config.update({"proto": None, "do_lower_case": self.do_lower_case})
+        return config
+
+    def save_assets(self, dir_path: str) -> None:
+        self._check_proto()
+        with open(os.path.join(dir_path, _ASSET_FILE), "wb") as handle:
+            handle.write(self.proto)
+
+    def load_assets(self, dir_path: str) -> None:
+        self.set_proto(os.path.join(dir_path, _ASSET_FILE))

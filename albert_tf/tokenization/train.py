@@ -1,0 +1,169 @@
+"""Trains an ALBERT SentencePiece (unigram) model with the original id layout.
+
+The original recipe (ALBERT README) was:
+
+    spm_train --input all.txt --model_prefix=30k-clean --vocab_size=30000 --pad_id=0 --unk_id=1
+      --eos_id=-1 --bos_id=-1 --control_symbols=[CLS],[SEP],[MASK]
+      --user_defined_symbols="(,),\\",-,.,–,£,€" --shuffle_input_sentence=true
+      --input_sentence_size=10000000 --character_coverage=0.99995 --model_type=unigram
+
+We follow it, with two differences: the trainer sees the text after `normalize_text` (the
+same normalization the tokenizer applies before encoding, so the vocabulary matches what it
+will be asked to encode), and the sentence sample is drawn by us, reproducibly from `seed`
+(reservoir sampling, memory bounded by `sample_size`).
+
+`[CLS]`, `[SEP]`, `[MASK]` are written as control symbols, exactly like the released models;
+`AlbertTokenizer` turns them into user-defined symbols when it loads a model, so a literal
+`[MASK]` in text encodes to the mask id (see tokenizer.py).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import random
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+
+import sentencepiece as spm
+
+from albert_tf.tokenization.normalize import normalize_text
+
+# Ids 0..4, as in the released ALBERT models.
+PAD_PIECE, UNK_PIECE = "<pad>", "<unk>"
+CONTROL_SYMBOLS = ("[CLS]", "[SEP]", "[MASK]")
+# The original's user-defined symbols (always split off as their own piece), ids 5..12.
+ORIGINAL_USER_SYMBOLS = ("(", ")", '"', "-", ".", "–", "£", "€")
+
+
+def expand_input_files(patterns: Iterable[str]) -> list[str]:
+    """Expands globs (and comma-separated lists of globs); errors on a pattern matching nothing.
+
+    Example:
+        >>> expand_input_files(["data/sample.txt"])
+        ['data/sample.txt']
+    """
+    files = []
+    for pattern in patterns:
+        for part in (p.strip() for p in pattern.split(",")):
+            if not part:
+                continue
+            matches = sorted(glob.glob(part))
+            if not matches:
+                raise FileNotFoundError(
+                    f"Input pattern {part!r} matches no file; check the path (cwd: {os.getcwd()})."
+                )
+            files.extend(matches)
+    if not files:
+        raise ValueError("No input files given.")
+    return files
+
+
+def _normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
+    """Yields normalized non-empty lines of all files (blank lines separate documents)."""
+    for path in files:
+        with open(path, encoding="utf-8") as handle:
+            for line_number, line in enumerate(handle, start=1):
+                try:
+                    normalized = normalize_text(line, do_lower_case=do_lower_case)
+                except Exception as error:  # pragma: no cover - defensive, names the line
+                    raise ValueError(f"{path}:{line_number}: cannot normalize: {error}") from error
+                if normalized:
+                    yield normalized
+
+
+def sample_lines(lines: Iterable[str], sample_size: int | None, seed: int) -> list[str]:
+    """Uniform sample of `sample_size` lines (all lines when None), reproducible from `seed`.
+
+    Reservoir sampling keeps memory bounded by `sample_size` whatever the corpus size.
+    """
+    if sample_size is None:
+        return list(lines)
+    if sample_size <= 0:
+        raise ValueError(f"sample_size must be positive or None, got {sample_size}.")
+    rng = random.Random(seed)
+    reservoir: list[str] = []
+    for index, line in enumerate(lines):
+        if index < sample_size:
+            reservoir.append(line)
+        else:
+            slot = rng.randint(0, index)
+            if slot < sample_size:
+                reservoir[slot] = line
+    return reservoir
+
+
+def train_sentencepiece(
+    input_files: list[str],
+    model_prefix: str,
+    vocab_size: int = 30000,
+    do_lower_case: bool = True,
+    sample_size: int | None = 10_000_000,
+    seed: int = 12345,
+    character_coverage: float = 0.99995,
+    user_defined_symbols: tuple[str, ...] = ORIGINAL_USER_SYMBOLS,
+    control_symbols: tuple[str, ...] = CONTROL_SYMBOLS,
+    num_threads: int = 2,
+    **trainer_options,
+) -> str:
+    """Trains a unigram SentencePiece model on normalized text; returns the `.model` path.
+
+    Writes `{model_prefix}.model` and `{model_prefix}.vocab`. Training happens under a temporary
+    prefix in the same directory, then the files are renamed (`.vocab` first, `.model` last), so
+    an interrupted run never leaves a partial model behind.
+
+    Args:
+        input_files: text files or globs, one sentence per line (blank lines are skipped).
+        model_prefix: output path without extension.
+        vocab_size: number of pieces, including the 5 reserved ids and the user symbols.
+        do_lower_case: lowercase while normalizing (must match the tokenizer's setting).
+        sample_size: train on at most this many lines, sampled uniformly with `seed`
+            (None: all lines).
+        seed: seed of the line sample and of SentencePiece's own randomness.
+        character_coverage: share of characters covered by the vocabulary (original: 0.99995).
+        user_defined_symbols: pieces always split off (original: `( ) " - . – £ €`).
+        control_symbols: ids 2.. after `<pad>`, `<unk>`; keep the default for ALBERT. Passing
+            `()` makes a model that `AlbertTokenizer` rejects (used in tests).
+        num_threads: trainer threads.
+        **trainer_options: extra `SentencePieceTrainer` options (e.g. `max_sentence_length`).
+
+    Returns:
+        The path of the `.model` file.
+
+    Example:
+        >>> train_sentencepiece(["data/sample.txt"], "/tmp/spm", vocab_size=1000)
+        '/tmp/spm.model'
+    """
+    files = expand_input_files(input_files)
+    sentences = sample_lines(_normalized_lines(files, do_lower_case), sample_size, seed)
+    if not sentences:
+        raise ValueError(f"Input files {files} contain no text.")
+
+    output_dir = os.path.dirname(os.path.abspath(model_prefix))
+    os.makedirs(output_dir, exist_ok=True)
+    temp_dir = tempfile.mkdtemp(prefix=".spm_train_", dir=output_dir)
+    temp_prefix = os.path.join(temp_dir, "model")
+    try:
+        spm.set_random_generator_seed(seed)
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(sentences),
+            model_prefix=temp_prefix,
+            model_type="unigram",
+            vocab_size=vocab_size,
+            pad_id=0,
+            unk_id=1,
+            bos_id=-1,
+            eos_id=-1,
+            control_symbols=list(control_symbols),
+            user_defined_symbols=list(user_defined_symbols),
+            character_coverage=character_coverage,
+            num_threads=num_threads,
+            minloglevel=2,
+            **trainer_options,
+        )
+        os.replace(temp_prefix + ".vocab", model_prefix + ".vocab")
+        os.replace(temp_prefix + ".model", model_prefix + ".model")
+    finally:
+        shutil.rmtree(temp_dir, ignore_errors=True)
+    return model_prefix + ".model"

@@ -1,0 +1,60 @@
+"""train_sentencepiece: outputs, atomicity, sampling, errors."""
+
+import os
+
+import pytest
+
+from albert_tf.tokenization.model_proto import read_model_proto
+from albert_tf.tokenization.train import (
+    ORIGINAL_USER_SYMBOLS,
+    expand_input_files,
+    sample_lines,
+    train_sentencepiece,
+)
+
+
+def test_writes_model_and_vocab_and_no_temp_files(small_model_file):
+    directory = os.path.dirname(small_model_file)
+    assert sorted(os.listdir(directory)) == ["sample.model", "sample.vocab"]
+    with open(small_model_file[: -len(".model")] + ".vocab", encoding="utf-8") as handle:
+        vocab = [line.split("\t")[0] for line in handle]
+    assert vocab[:5] == ["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"]
+    assert tuple(vocab[5 : 5 + len(ORIGINAL_USER_SYMBOLS)]) == ORIGINAL_USER_SYMBOLS
+    assert len(vocab) == 1000
+
+
+def test_vocabulary_is_built_from_normalized_text(small_model_file, cased_model_file):
+    lowered = {piece.piece for piece in read_model_proto(small_model_file).pieces[13:]}
+    cased = {piece.piece for piece in read_model_proto(cased_model_file).pieces[13:]}
+    assert not any(ch.isupper() or ch in "éàüö" for piece in lowered for ch in piece)
+    assert any(ch.isupper() for piece in cased for ch in piece)
+
+
+def test_sample_lines_is_reproducible_and_bounded():
+    lines = [f"line {i}" for i in range(1000)]
+    first = sample_lines(iter(lines), 50, seed=1)
+    assert len(first) == 50 and len(set(first)) == 50
+    assert first == sample_lines(iter(lines), 50, seed=1)
+    assert first != sample_lines(iter(lines), 50, seed=2)
+    assert sample_lines(iter(lines), None, seed=1) == lines
+    with pytest.raises(ValueError, match="sample_size"):
+        sample_lines(iter(lines), 0, seed=1)
+
+
+def test_sampled_training_uses_the_sample(tmp_path, sample_lines):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(sample_lines), encoding="utf-8")
+    model_file = train_sentencepiece(
+        [str(tmp_path / "*.txt")], str(tmp_path / "out" / "m"), vocab_size=300, sample_size=200
+    )
+    assert read_model_proto(model_file).trainer_spec.vocab_size == 300
+
+
+def test_bad_inputs_name_the_problem(tmp_path):
+    with pytest.raises(FileNotFoundError, match="missing_\\*.txt"):
+        expand_input_files([str(tmp_path / "missing_*.txt")])
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n  \n", encoding="utf-8")
+    with pytest.raises(ValueError, match="contain no text"):
+        train_sentencepiece([str(empty)], str(tmp_path / "m"), vocab_size=100)
+    assert not list(tmp_path.glob("m.*"))
