@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import pathlib
-
 import pytest
 
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from albert_tf.tokenization.train import train_sentencepiece
 
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"
-SMALL_VOCAB_SIZE = 1000
+from tests.conftest import SAMPLE_TEXT, SMALL_VOCAB_SIZE
 
 # Hand-made hard cases shared by the normalization and tokenizer tests.
 HARD_STRINGS = [
@@ -43,13 +39,6 @@ HARD_STRINGS = [
 def sample_lines() -> list[str]:
     """Every line of data/sample.txt (blank document separators included)."""
     return SAMPLE_TEXT.read_text(encoding="utf-8").split("\n")
-
-
-@pytest.fixture(scope="session")
-def small_model_file(tmp_path_factory) -> str:
-    """Path of a 1000-piece lowercased model trained on data/sample.txt (~2 s)."""
-    prefix = tmp_path_factory.mktemp("spm") / "sample"
-    return train_sentencepiece([str(SAMPLE_TEXT)], str(prefix), vocab_size=SMALL_VOCAB_SIZE)
 
 
 @pytest.fixture(scope="session")
