@@ -1,0 +1,250 @@
+"""Checkpoint conversion between albert_tf, the original TF1 release and Hugging Face.
+
+Formats and their on-disk layouts:
+
+* `"tf1"`: a checkpoint prefix (`.../model.ckpt-best`) or a directory holding
+  one; the config is `albert_config.json` beside it unless given. Written as a
+  directory: `model.ckpt-0.{index,data-00000-of-00001}` (original names,
+  `global_step` 0), `checkpoint`, `albert_config.json` (original fields), and the
+  SentencePiece model when given.
+* `"hf"`: a Hugging Face directory (`config.json` + `model.safetensors` or
+  `pytorch_model.bin`). Written as `config.json`, `model.safetensors` and, with a
+  SentencePiece model, `spiece.model`, `tokenizer.json`, `tokenizer_config.json`,
+  `special_tokens_map.json` (see hf_tokenizer.py).
+* `"albert_tf"`: an `encoder.keras` / `pretrainer.keras` file, or a directory with
+  them. Written as a directory: `encoder.keras` (what pretraining's
+  `init_checkpoint` and fine-tuning read), `pretrainer.keras` when the model has
+  the pretraining heads, `albert_config.json`, and the SentencePiece model.
+
+Models with the MLM and SOP heads load as `AlbertPretrainer`, others as
+`AlbertEncoder` (or ask with `heads=True/False`). Outputs are written under a
+temporary name and renamed at the end; an existing output is refused unless
+`overwrite`.
+
+Example:
+>>> convert_checkpoint("tf1", "albert_base/model.ckpt-best", "hf", "/tmp/albert_base_hf",
+...                    spm_model_file="albert_base/30k-clean.model")
+'/tmp/albert_base_hf'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import keras
+
+from albert_tf.config import AlbertConfig
+from albert_tf.export.atomic_directory import atomic_output_directory, refuse_existing
+from albert_tf.export.config_conversion import (
+    albert_config_from_hf_dict,
+    hf_config_dict,
+    original_config_dict,
+)
+from albert_tf.export.hf_checkpoint import (
+    CONFIG_NAME,
+    SAFETENSORS_NAME,
+    load_hf_weights,
+    read_hf_state_dict,
+    save_hf_weights,
+)
+from albert_tf.export.hf_tokenizer import hf_tokenizer_files
+from albert_tf.export.tf1_checkpoint import (
+    HEAD_PREFIX,
+    load_tf1_weights,
+    read_tf1_checkpoint,
+    resolve_tf1_checkpoint,
+    save_tf1_checkpoint,
+)
+from albert_tf.export.weight_names import split_model
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.pretrainer import AlbertPretrainer
+
+FORMATS = ("tf1", "hf", "albert_tf")
+ALBERT_CONFIG_NAME = "albert_config.json"
+ENCODER_FILENAME = "encoder.keras"
+PRETRAINER_FILENAME = "pretrainer.keras"
+TF1_CHECKPOINT_NAME = "model.ckpt-0"
+_HF_HEAD_KEYS = ("predictions.dense.weight", "sop_classifier.classifier.weight")
+
+
+def _check_format(name: str, value: str) -> None:
+    if value not in FORMATS:
+        raise ValueError(f"{name}={value!r} is not a checkpoint format; use one of {FORMATS}.")
+
+
+def _as_config(config: AlbertConfig | str | None, default_path: str) -> AlbertConfig:
+    if isinstance(config, AlbertConfig):
+        return config
+    path = config or default_path
+    if not os.path.isfile(path):
+        raise FileNotFoundError(
+            f"No ALBERT config: {path} does not exist; pass the albert_config.json (--config)."
+        )
+    return AlbertConfig.from_json_file(path)
+
+
+def build_model(config: AlbertConfig, heads: bool) -> keras.Model:
+    """An `AlbertPretrainer` (with heads) or `AlbertEncoder` of `config`, float32."""
+    encoder = AlbertEncoder(config)
+    return AlbertPretrainer(encoder) if heads else encoder
+
+
+def load_tf1_model(
+    path: str, config: AlbertConfig | str | None = None, heads: bool | None = None
+) -> keras.Model:
+    """A model holding the original checkpoint at `path` (prefix or directory)."""
+    prefix = resolve_tf1_checkpoint(path)
+    config = _as_config(config, os.path.join(os.path.dirname(prefix), ALBERT_CONFIG_NAME))
+    tensors = read_tf1_checkpoint(prefix)
+    if heads is None:
+        heads = any(name.startswith(HEAD_PREFIX) for name in tensors)
+    model = build_model(config, heads)
+    load_tf1_weights(model, tensors, prefix)
+    return model
+
+
+def load_hf_model(
+    path: str, config: AlbertConfig | str | None = None, heads: bool | None = None
+) -> keras.Model:
+    """A model holding the Hugging Face ALBERT weights of directory `path`."""
+    if not isinstance(config, AlbertConfig):
+        config_path = config or os.path.join(path, CONFIG_NAME)
+        if not os.path.isfile(config_path):
+            raise FileNotFoundError(f"{config_path}: no Hugging Face config.json; pass --config.")
+        with open(config_path, encoding="utf-8") as f:
+            values = json.load(f)
+        if "model_type" in values or "architectures" in values:
+            config = albert_config_from_hf_dict(values, source=config_path)
+        else:  # An albert_config.json.
+            config = AlbertConfig.from_json_file(config_path)
+    state = read_hf_state_dict(path)
+    if heads is None:
+        heads = all(any(name.endswith(key) for name in state) for key in _HF_HEAD_KEYS)
+    model = build_model(config, heads)
+    load_hf_weights(model, state, source=path)
+    return model
+
+
+def load_albert_tf_model(path: str, heads: bool | None = None) -> keras.Model:
+    """An albert_tf `.keras` model, or the one in directory `path` (pretrainer first)."""
+    if os.path.isdir(path):
+        candidates = [PRETRAINER_FILENAME, ENCODER_FILENAME]
+        if heads is False:
+            candidates.reverse()
+        found = [os.path.join(path, c) for c in candidates if os.path.isfile(os.path.join(path, c))]
+        if not found:
+            raise FileNotFoundError(f"{path}: no {PRETRAINER_FILENAME} or {ENCODER_FILENAME}.")
+        path = found[0]
+    if not path.endswith(".keras") or not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: not an albert_tf .keras file (or a directory with one).")
+    model = keras.saving.load_model(path, compile=False)
+    encoder, pretrainer = split_model(model)
+    if heads is True and pretrainer is None:
+        raise ValueError(
+            f"{path}: an encoder without the pretraining heads; heads=True needs them."
+        )
+    return encoder if heads is False else model
+
+
+def load_model(
+    fmt: str, path: str, config: AlbertConfig | str | None = None, heads: bool | None = None
+) -> keras.Model:
+    """Loads a checkpoint of format `fmt` (see the module docstring) as an albert_tf model."""
+    _check_format("from", fmt)
+    if fmt == "tf1":
+        return load_tf1_model(path, config, heads)
+    if fmt == "hf":
+        return load_hf_model(path, config, heads)
+    return load_albert_tf_model(path, heads)
+
+
+def _copy_spm(spm_model_file: str | None, directory: str) -> None:
+    if spm_model_file:
+        shutil.copyfile(spm_model_file, os.path.join(directory, os.path.basename(spm_model_file)))
+
+
+def _write_json(path: str, values: dict) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(values, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
+def write_tf1(model: keras.Model, directory: str, spm_model_file: str | None = None) -> None:
+    """Writes the original layout into an existing empty `directory`."""
+    encoder, _ = split_model(model)
+    config_values = original_config_dict(encoder.config)  # Checks convertibility first.
+    save_tf1_checkpoint(model, os.path.join(directory, TF1_CHECKPOINT_NAME), global_step=0)
+    with open(os.path.join(directory, "checkpoint"), "w", encoding="utf-8") as f:
+        # Relative paths, so the directory can be moved.
+        f.write(f'model_checkpoint_path: "{TF1_CHECKPOINT_NAME}"\n')
+        f.write(f'all_model_checkpoint_paths: "{TF1_CHECKPOINT_NAME}"\n')
+    _write_json(os.path.join(directory, ALBERT_CONFIG_NAME), config_values)
+    _copy_spm(spm_model_file, directory)
+
+
+def write_hf(
+    model: keras.Model,
+    directory: str,
+    spm_model_file: str | None = None,
+    do_lower_case: bool = True,
+) -> None:
+    """Writes a Hugging Face directory into an existing empty `directory`."""
+    encoder, pretrainer = split_model(model)
+    architecture = "AlbertForPreTraining" if pretrainer is not None else "AlbertModel"
+    _write_json(os.path.join(directory, CONFIG_NAME), hf_config_dict(encoder.config, architecture))
+    save_hf_weights(model, os.path.join(directory, SAFETENSORS_NAME))
+    if spm_model_file:
+        for name, content in hf_tokenizer_files(spm_model_file, do_lower_case).items():
+            with open(os.path.join(directory, name), "wb") as f:
+                f.write(content)
+
+
+def write_albert_tf(model: keras.Model, directory: str, spm_model_file: str | None = None) -> None:
+    """Writes `encoder.keras` (+ `pretrainer.keras`) and `albert_config.json`."""
+    encoder, pretrainer = split_model(model)
+    encoder.save(os.path.join(directory, ENCODER_FILENAME))
+    if pretrainer is not None:
+        pretrainer.save(os.path.join(directory, PRETRAINER_FILENAME))
+    encoder.config.to_json_file(os.path.join(directory, ALBERT_CONFIG_NAME))
+    _copy_spm(spm_model_file, directory)
+
+
+def save_model(
+    model: keras.Model,
+    fmt: str,
+    path: str,
+    spm_model_file: str | None = None,
+    overwrite: bool = False,
+    do_lower_case: bool = True,
+) -> str:
+    """Writes `model` as a `fmt` directory at `path`, atomically; returns `path`."""
+    _check_format("to", fmt)
+    with atomic_output_directory(path, overwrite) as directory:
+        if fmt == "tf1":
+            write_tf1(model, directory, spm_model_file)
+        elif fmt == "hf":
+            write_hf(model, directory, spm_model_file, do_lower_case)
+        else:
+            write_albert_tf(model, directory, spm_model_file)
+    return path
+
+
+def convert_checkpoint(
+    from_format: str,
+    input_path: str,
+    to_format: str,
+    output_path: str,
+    config: AlbertConfig | str | None = None,
+    spm_model_file: str | None = None,
+    overwrite: bool = False,
+    heads: bool | None = None,
+    do_lower_case: bool = True,
+) -> str:
+    """Reads `input_path` as `from_format` and writes it as `to_format` at `output_path`."""
+    _check_format("from", from_format)
+    _check_format("to", to_format)
+    refuse_existing(output_path, overwrite)  # Before the (slow) load.
+    model = load_model(from_format, input_path, config, heads)
+    return save_model(model, to_format, output_path, spm_model_file, overwrite, do_lower_case)

@@ -1,0 +1,63 @@
+"""Converts ALBERT checkpoints between albert_tf, the original TF1 release and Hugging Face.
+
+Formats (see albert_tf/export/convert.py for the layouts):
+  tf1        original `model.ckpt-*` (prefix or directory) + albert_config.json
+  hf         Hugging Face directory (config.json, model.safetensors / pytorch_model.bin)
+  albert_tf  encoder.keras / pretrainer.keras (file or directory)
+
+The output is a directory, written under a temporary name and renamed at the end;
+an existing output is refused without --overwrite.
+
+Examples:
+    python scripts/convert_checkpoint.py --from=tf1 --to=hf \
+        --input=albert_base/model.ckpt-best --output=out/albert_base_hf \
+        --spm_model_file=albert_base/30k-clean.model
+    python scripts/convert_checkpoint.py --from=hf --to=albert_tf \
+        --input=out/albert_base_hf --output=out/albert_base_keras
+"""
+
+from __future__ import annotations
+
+from absl import app, flags
+
+from albert_tf.export.convert import FORMATS, convert_checkpoint
+
+flags.DEFINE_enum("from", None, list(FORMATS), "Format of --input.")
+flags.DEFINE_enum("to", None, list(FORMATS), "Format of --output.")
+flags.DEFINE_string("input", None, "Input checkpoint: a prefix, file or directory.")
+flags.DEFINE_string("output", None, "Output directory (must not exist unless --overwrite).")
+flags.DEFINE_string(
+    "config", None, "albert_config.json (or HF config.json); default: the one beside --input."
+)
+flags.DEFINE_string("spm_model_file", None, "SentencePiece model to ship with the output.")
+flags.DEFINE_enum(
+    "heads", "auto", ["auto", "yes", "no"], "Convert the MLM/SOP heads: auto = when present."
+)
+flags.DEFINE_bool("do_lower_case", True, "Lowercasing of the exported HF tokenizer.")
+flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
+flags.mark_flags_as_required(["from", "to", "input", "output"])
+
+
+def main(argv: list[str]) -> None:
+    del argv
+    values = flags.FLAGS
+    heads = {"auto": None, "yes": True, "no": False}[values.heads]
+    try:
+        output = convert_checkpoint(
+            from_format=values["from"].value,
+            input_path=values.input,
+            to_format=values.to,
+            output_path=values.output,
+            config=values.config,
+            spm_model_file=values.spm_model_file,
+            overwrite=values.overwrite,
+            heads=heads,
+            do_lower_case=values.do_lower_case,
+        )
+    except (ValueError, FileNotFoundError, FileExistsError, ImportError) as e:
+        raise app.UsageError(str(e)) from e
+    print(f"Wrote {output} ({values['from'].value} -> {values.to})")
+
+
+if __name__ == "__main__":
+    app.run(main)
