@@ -1,0 +1,26 @@
+"""ALBERT models in Keras 3: encoder with cross-layer sharing, heads, pretrainer."""
+
+from albert_tf.models.activations import get_activation
+from albert_tf.models.attention import AlbertAttention
+from albert_tf.models.embeddings import AlbertEmbeddings
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.feed_forward import AlbertFeedForward
+from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
+from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.models.pretraining_loss import pretraining_loss_and_metrics, pretraining_terms
+from albert_tf.models.sentence_order_head import AlbertSentenceOrderHead
+from albert_tf.models.transformer_block import AlbertTransformerBlock
+
+__all__ = [
+    "AlbertAttention",
+    "AlbertEmbeddings",
+    "AlbertEncoder",
+    "AlbertFeedForward",
+    "AlbertMaskedLMHead",
+    "AlbertPretrainer",
+    "AlbertSentenceOrderHead",
+    "AlbertTransformerBlock",
+    "get_activation",
+    "pretraining_loss_and_metrics",
+    "pretraining_terms",
+]

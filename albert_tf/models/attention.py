@@ -1,0 +1,125 @@
+"""`AlbertAttention`: post-LN multi-head self-attention sub-layer."""
+
+from __future__ import annotations
+
+import math
+
+import keras
+from keras import ops
+
+from albert_tf.models.embeddings import LAYER_NORM_EPSILON
+
+# Added to the scores of padded keys, as in BERT/ALBERT. Applied in float32, so
+# it is safe under float16 and bfloat16 compute dtypes.
+MASK_ADDER = -10000.0
+
+
+def attention_mask_adder(input_mask) -> keras.KerasTensor:
+    """[batch, seq] 1/0 mask -> [batch, 1, 1, seq] float32 adder for the scores."""
+    mask = ops.cast(input_mask, "float32")
+    return ops.expand_dims(ops.expand_dims((1.0 - mask) * MASK_ADDER, 1), 1)
+
+
+@keras.saving.register_keras_serializable(package="albert_tf")
+class AlbertAttention(keras.layers.Layer):
+    """Self-attention, output projection, dropout, residual and LayerNorm.
+
+    Variables (kernels are [in, out], matching the original checkpoints):
+      * `query`, `key`, `value`: Dense H -> H (`.kernel` [H, H], `.bias` [H]),
+      * `output_dense`: Dense H -> H (original `attention_1/output/dense`),
+      * `layer_norm`: `.gamma`, `.beta` [H] (original `LayerNorm` after attention).
+
+    Call: `layer(hidden_states [B, T, H], input_mask [B, T] (1 = real token))`.
+
+    Example:
+    >>> layer = AlbertAttention(hidden_size=16, num_attention_heads=2)
+    >>> x = keras.ops.ones((2, 5, 16))
+    >>> tuple(layer(x, keras.ops.ones((2, 5), "int32")).shape)
+    (2, 5, 16)
+    """
+
+    def __init__(
+        self,
+        hidden_size: int,
+        num_attention_heads: int,
+        attention_probs_dropout_prob: float = 0.0,
+        hidden_dropout_prob: float = 0.0,
+        initializer_range: float = 0.02,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        if hidden_size % num_attention_heads:
+            raise ValueError(
+                f"AlbertAttention: hidden_size ({hidden_size}) must be divisible by "
+                f"num_attention_heads ({num_attention_heads})."
+            )
+        self.hidden_size = hidden_size
+        self.num_attention_heads = num_attention_heads
+        self.attention_probs_dropout_prob = attention_probs_dropout_prob
+        self.hidden_dropout_prob = hidden_dropout_prob
+        self.initializer_range = initializer_range
+        self.head_size = hidden_size // num_attention_heads
+
+        def dense(name: str) -> keras.layers.Dense:
+            return keras.layers.Dense(
+                hidden_size,
+                kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+                dtype=self.dtype_policy,
+                name=name,
+            )
+
+        self.query = dense("query")
+        self.key = dense("key")
+        self.value = dense("value")
+        self.output_dense = dense("output_dense")
+        self.layer_norm = keras.layers.LayerNormalization(
+            epsilon=LAYER_NORM_EPSILON, dtype=self.dtype_policy, name="layer_norm"
+        )
+        self.probs_dropout = keras.layers.Dropout(
+            attention_probs_dropout_prob, dtype=self.dtype_policy, name="probs_dropout"
+        )
+        self.output_dropout = keras.layers.Dropout(
+            hidden_dropout_prob, dtype=self.dtype_policy, name="output_dropout"
+        )
+
+    def build(self, hidden_states_shape, input_mask_shape=None):
+        shape = (None, None, self.hidden_size)
+        for layer in (self.query, self.key, self.value, self.output_dense, self.layer_norm):
+            layer.build(shape)
+        self.built = True
+
+    def _split_heads(self, x, batch, seq):
+        return ops.reshape(x, (batch, seq, self.num_attention_heads, self.head_size))
+
+    def call(self, hidden_states, input_mask=None, training=None):
+        batch, seq = ops.shape(hidden_states)[0], ops.shape(hidden_states)[1]
+        query = self._split_heads(self.query(hidden_states), batch, seq)
+        key = self._split_heads(self.key(hidden_states), batch, seq)
+        value = self._split_heads(self.value(hidden_states), batch, seq)
+
+        scores = ops.einsum("btnd,bsnd->bnts", query, key)
+        # Softmax in float32: the -10000 adder and exp are unsafe in float16.
+        scores = ops.cast(scores, "float32") * (1.0 / math.sqrt(self.head_size))
+        if input_mask is not None:
+            scores = scores + attention_mask_adder(input_mask)
+        probs = ops.cast(ops.softmax(scores, axis=-1), self.compute_dtype)
+        probs = self.probs_dropout(probs, training=training)
+
+        context = ops.einsum("bnts,bsnd->btnd", probs, value)
+        context = ops.reshape(context, (batch, seq, self.hidden_size))
+        output = self.output_dropout(self.output_dense(context), training=training)
+        return self.layer_norm(hidden_states + output)
+
+    def compute_output_shape(self, hidden_states_shape, input_mask_shape=None):
+        return hidden_states_shape
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(
+            hidden_size=self.hidden_size,
+            num_attention_heads=self.num_attention_heads,
+            attention_probs_dropout_prob=self.attention_probs_dropout_prob,
+            hidden_dropout_prob=self.hidden_dropout_prob,
+            initializer_range=self.initializer_range,
+        )
+        return config

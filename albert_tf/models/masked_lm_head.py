@@ -1,0 +1,102 @@
+"""`AlbertMaskedLMHead`: masked-LM logits with weights tied to the word embeddings."""
+
+from __future__ import annotations
+
+import keras
+from keras import ops
+
+from albert_tf.models.activations import get_activation
+from albert_tf.models.embeddings import LAYER_NORM_EPSILON
+
+
+def gather_positions(sequence, positions):
+    """`sequence` [B, T, H] at `positions` [B, P] -> [B, P, H]."""
+    positions = ops.cast(positions, "int32")
+    return ops.take_along_axis(sequence, ops.expand_dims(positions, -1), axis=1)
+
+
+@keras.saving.register_keras_serializable(package="albert_tf")
+class AlbertMaskedLMHead(keras.layers.Layer):
+    """Gather, Dense H -> E with activation, LayerNorm, then x @ word_embeddings^T + bias.
+
+    The output projection is the encoder's word embedding variable itself
+    (`token_embedding.embeddings`, [V, E]), not a copy. `token_embedding` is a
+    reference, so it is not part of `get_config`; the owner (e.g.
+    `AlbertPretrainer`) passes it again when it rebuilds the head.
+
+    Variables: `dense.{kernel, bias}` [H, E], [E] (original
+    `cls/predictions/transform/dense`), `layer_norm.{gamma, beta}` [E],
+    `output_bias` [V]. Logits are float32 under any dtype policy.
+
+    Example:
+    >>> table = keras.layers.Embedding(100, 8)
+    >>> table.build((None,))
+    >>> head = AlbertMaskedLMHead(vocab_size=100, embedding_size=8,
+    ...                           token_embedding=table)
+    >>> logits = head(keras.ops.ones((2, 5, 16)), keras.ops.zeros((2, 3), "int32"))
+    >>> tuple(logits.shape), keras.backend.standardize_dtype(logits.dtype)
+    ((2, 3, 100), 'float32')
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        embedding_size: int,
+        hidden_act: str = "gelu",
+        initializer_range: float = 0.02,
+        token_embedding: keras.layers.Embedding | None = None,
+        **kwargs,
+    ):
+        # Variables are read in float32 (no autocast): the logits are float32.
+        kwargs.setdefault("autocast", False)
+        super().__init__(**kwargs)
+        self.vocab_size = vocab_size
+        self.embedding_size = embedding_size
+        self.hidden_act = hidden_act
+        self.initializer_range = initializer_range
+        self.token_embedding = token_embedding
+        self.activation = get_activation(hidden_act)
+        self.dense = keras.layers.Dense(
+            embedding_size,
+            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
+            dtype=self.dtype_policy,
+            name="dense",
+        )
+        self.layer_norm = keras.layers.LayerNormalization(
+            epsilon=LAYER_NORM_EPSILON, dtype=self.dtype_policy, name="layer_norm"
+        )
+
+    def build(self, sequence_output_shape, masked_positions_shape=None):
+        self.dense.build((None, None, sequence_output_shape[-1]))
+        self.layer_norm.build((None, None, self.embedding_size))
+        self.output_bias = self.add_weight(
+            shape=(self.vocab_size,), initializer="zeros", name="output_bias"
+        )
+        self.built = True
+
+    def call(self, sequence_output, masked_positions):
+        if self.token_embedding is None:
+            raise ValueError(
+                "AlbertMaskedLMHead: no token_embedding to tie the output to; pass the "
+                "encoder's `embeddings.word_embeddings` layer as `token_embedding`."
+            )
+        x = gather_positions(sequence_output, masked_positions)
+        x = self.layer_norm(self.activation(self.dense(x)))
+        # The [B*P, E] x [E, V] product is small (P ~ 20): do it in float32 for
+        # accurate logits under mixed precision.
+        table = ops.cast(self.token_embedding.embeddings, "float32")
+        logits = ops.einsum("bpe,ve->bpv", ops.cast(x, "float32"), table)
+        return logits + ops.cast(self.output_bias, "float32")
+
+    def compute_output_shape(self, sequence_output_shape, masked_positions_shape):
+        return (*masked_positions_shape, self.vocab_size)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(
+            vocab_size=self.vocab_size,
+            embedding_size=self.embedding_size,
+            hidden_act=self.hidden_act,
+            initializer_range=self.initializer_range,
+        )
+        return config

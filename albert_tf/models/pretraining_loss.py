@@ -1,0 +1,84 @@
+"""Pure functions for the ALBERT pretraining loss (MLM + SOP) and its metrics."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from keras import ops
+
+# The original normalizes the MLM loss by sum(weights) + 1e-5.
+MLM_WEIGHT_EPSILON = 1e-5
+
+
+class PretrainingTerms(NamedTuple):
+    """Per-example quantities that the loss and the metrics are built from."""
+
+    masked_lm_loss: Any  # [B, P] cross-entropy per masked position
+    masked_lm_correct: Any  # [B, P] 1.0 where argmax == label
+    masked_lm_weights: Any  # [B, P] 1.0 real prediction, 0.0 padding
+    sentence_order_loss: Any  # [B] cross-entropy
+    sentence_order_correct: Any  # [B]
+
+
+def pretraining_terms(features: dict[str, Any], outputs: dict[str, Any]) -> PretrainingTerms:
+    """Per-example losses and hits from TFRecord `features` and model `outputs`.
+
+    `features` holds `masked_lm_ids` [B, P], `masked_lm_weights` [B, P] and
+    `next_sentence_labels` [B, 1] or [B] (int32 or int64); `outputs` holds
+    `mlm_logits` [B, P, V] and `sop_logits` [B, 2].
+    """
+    mlm_logits = ops.cast(outputs["mlm_logits"], "float32")
+    sop_logits = ops.cast(outputs["sop_logits"], "float32")
+    mlm_labels = ops.cast(features["masked_lm_ids"], "int32")
+    mlm_weights = ops.cast(features["masked_lm_weights"], "float32")
+    sop_labels = ops.reshape(ops.cast(features["next_sentence_labels"], "int32"), (-1,))
+
+    def cross_entropy(labels, logits):
+        return ops.sparse_categorical_crossentropy(labels, logits, from_logits=True)
+
+    def hits(labels, logits):
+        return ops.cast(ops.equal(ops.argmax(logits, axis=-1), labels), "float32")
+
+    return PretrainingTerms(
+        masked_lm_loss=cross_entropy(mlm_labels, mlm_logits),
+        masked_lm_correct=hits(mlm_labels, mlm_logits),
+        masked_lm_weights=mlm_weights,
+        sentence_order_loss=cross_entropy(sop_labels, sop_logits),
+        sentence_order_correct=hits(sop_labels, sop_logits),
+    )
+
+
+def pretraining_loss_and_metrics(
+    features: dict[str, Any], outputs: dict[str, Any]
+) -> tuple[Any, dict[str, Any]]:
+    """(total loss, per-batch metrics) as in the original `run_pretraining.py`.
+
+    MLM loss = sum(w * CE) / (sum(w) + 1e-5); SOP loss = mean CE; total = sum.
+    The metrics are this batch's values: `masked_lm_accuracy` (weighted by
+    `masked_lm_weights`), `masked_lm_loss`, `sentence_order_accuracy`,
+    `sentence_order_loss`. For a custom training loop.
+
+    Example:
+    >>> import numpy as np
+    >>> features = {"masked_lm_ids": np.zeros((1, 2), "int64"),
+    ...             "masked_lm_weights": np.array([[1.0, 0.0]], "float32"),
+    ...             "next_sentence_labels": np.zeros((1, 1), "int64")}
+    >>> outputs = {"mlm_logits": np.zeros((1, 2, 4), "float32"),
+    ...            "sop_logits": np.zeros((1, 2), "float32")}
+    >>> loss, metrics = pretraining_loss_and_metrics(features, outputs)
+    >>> round(float(metrics["sentence_order_loss"]), 4)  # log(2)
+    0.6931
+    """
+    terms = pretraining_terms(features, outputs)
+    weights = terms.masked_lm_weights
+    weight_sum = ops.sum(weights)
+    masked_lm_loss = ops.sum(weights * terms.masked_lm_loss) / (weight_sum + MLM_WEIGHT_EPSILON)
+    sentence_order_loss = ops.mean(terms.sentence_order_loss)
+    metrics = {
+        "masked_lm_accuracy": ops.sum(weights * terms.masked_lm_correct)
+        / ops.maximum(weight_sum, MLM_WEIGHT_EPSILON),
+        "masked_lm_loss": masked_lm_loss,
+        "sentence_order_accuracy": ops.mean(terms.sentence_order_correct),
+        "sentence_order_loss": sentence_order_loss,
+    }
+    return masked_lm_loss + sentence_order_loss, metrics
