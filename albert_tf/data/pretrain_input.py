@@ -1,0 +1,250 @@
+"""The pretraining input pipeline: TFRecord shards -> static-shape batches.
+
+Reads records in the original ALBERT schema (ours or those of the original
+`create_pretraining_data.py`), one pipeline per worker:
+
+    files (sorted, sharded per worker, shuffled each epoch) -> repeat
+    -> interleave -> shuffle serialized records -> skip consumed batches
+    -> batch (drop_remainder: static shapes for TPU/XLA) -> parse -> int32
+    -> prefetch
+
+The order is a pure function of the file list, the seed and the worker, which
+is what lets training resume at the exact data position: the caller passes
+`start_batch`, the number of batches this pipeline has already handed out,
+and the pipeline skips that many batches' worth of *serialized* records (no
+parsing), see `albert_tf.training.pretrain`.
+
+Example:
+    >>> dataset = pretrain_dataset(
+    ...     "out/train-*.tfrecord", global_batch_size=8, max_seq_length=128,
+    ...     max_predictions_per_seq=20, is_training=True)
+    >>> batch = next(iter(dataset))
+    >>> batch["input_ids"].shape, batch["input_ids"].dtype
+    (TensorShape([8, 128]), tf.int32)
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import tensorflow as tf
+
+from albert_tf.data.records import pretraining_feature_spec
+
+# The features the model and the losses need; `token_boundary` is only read
+# when it is needed (it is absent from some third-party records).
+MODEL_FEATURES = (
+    "input_ids",
+    "input_mask",
+    "segment_ids",
+    "masked_lm_positions",
+    "masked_lm_ids",
+    "masked_lm_weights",
+    "next_sentence_labels",
+)
+
+
+def feature_spec(max_seq_length: int, max_predictions_per_seq: int) -> dict[str, Any]:
+    """The `tf.io.parse_example` spec of the schema, restricted to `MODEL_FEATURES`."""
+    spec = pretraining_feature_spec(max_seq_length, max_predictions_per_seq)
+    return {name: spec[name] for name in MODEL_FEATURES}
+
+
+def expand_file_patterns(file_patterns: str | Sequence[str]) -> list[str]:
+    """Sorted files matching comma-separated glob patterns (the original flag format).
+
+    Raises a `FileNotFoundError` naming the pattern that matched nothing.
+    """
+    if isinstance(file_patterns, str):
+        file_patterns = [file_patterns]
+    files: list[str] = []
+    for pattern in (p.strip() for item in file_patterns for p in item.split(",")):
+        if not pattern:
+            continue
+        matched = tf.io.gfile.glob(pattern)
+        if not matched:
+            raise FileNotFoundError(
+                f"No TFRecord file matches {pattern!r}; check the path (write the records "
+                "with scripts/create_pretraining_data.py)."
+            )
+        files.extend(matched)
+    if not files:
+        raise FileNotFoundError("No input file pattern was given.")
+    return sorted(set(files))
+
+
+def pretrain_dataset(
+    file_patterns: str | Sequence[str],
+    global_batch_size: int,
+    max_seq_length: int,
+    max_predictions_per_seq: int,
+    is_training: bool,
+    input_context: tf.distribute.InputContext | None = None,
+    seed: int = 12345,
+    start_batch: int = 0,
+    shuffle_buffer_size: int = 10_000,
+    cycle_length: int = 8,
+) -> tf.data.Dataset:
+    """Batches of pretraining features for one input pipeline (one worker).
+
+    Args:
+      file_patterns: glob patterns (a list, or comma-separated) of TFRecord files.
+      global_batch_size: examples per step over all replicas; each replica gets
+        `input_context.get_per_replica_batch_size(global_batch_size)`.
+      max_seq_length: length the records were written with.
+      max_predictions_per_seq: masked positions per record.
+      is_training: shuffle and repeat forever; otherwise one deterministic pass.
+      input_context: from `strategy.distribute_datasets_from_function`; selects
+        this worker's files. `None` means a single pipeline and replica.
+      seed: seeds the file and record shuffles (the order is deterministic).
+      start_batch: training only: batches of this pipeline already consumed,
+        skipped without parsing (resuming at the checkpointed data position).
+      shuffle_buffer_size: records in the shuffle buffer.
+      cycle_length: files read in parallel.
+
+    Returns:
+      A dataset of dicts of `MODEL_FEATURES`: int32 tensors (float32 weights)
+      of static shape `[per_replica_batch, ...]`; `next_sentence_labels` is
+      `[per_replica_batch]`.
+    """
+    files = expand_file_patterns(file_patterns)
+    num_pipelines = input_context.num_input_pipelines if input_context else 1
+    pipeline_id = input_context.input_pipeline_id if input_context else 0
+    batch_size = (
+        input_context.get_per_replica_batch_size(global_batch_size)
+        if input_context
+        else global_batch_size
+    )
+    spec = feature_spec(max_seq_length, max_predictions_per_seq)
+
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    # Whole files per worker when there are enough, records otherwise (below).
+    shard_files = num_pipelines > 1 and len(files) >= num_pipelines
+    if shard_files:
+        dataset = dataset.shard(num_pipelines, pipeline_id)
+    if is_training:
+        dataset = dataset.shuffle(len(files), seed=seed, reshuffle_each_iteration=True).repeat()
+    dataset = dataset.interleave(
+        tf.data.TFRecordDataset,
+        cycle_length=min(cycle_length, len(files)),
+        num_parallel_calls=tf.data.AUTOTUNE,
+        deterministic=True,
+    )
+    if num_pipelines > 1 and not shard_files:
+        logging.warning(
+            "%d files for %d input pipelines: sharding by record (every worker reads every "
+            "file); write at least one file per worker to avoid it.",
+            len(files),
+            num_pipelines,
+        )
+        dataset = dataset.shard(num_pipelines, pipeline_id)
+    if is_training:
+        dataset = dataset.shuffle(shuffle_buffer_size, seed=seed, reshuffle_each_iteration=True)
+        if start_batch:
+            dataset = dataset.skip(start_batch * batch_size)
+    dataset = dataset.batch(batch_size, drop_remainder=True)
+    dataset = dataset.map(
+        lambda records: _parse_batch(records, spec),
+        num_parallel_calls=tf.data.AUTOTUNE,
+        deterministic=True,
+    )
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def _parse_batch(
+    records: tf.Tensor, spec: dict[str, tf.io.FixedLenFeature]
+) -> dict[str, tf.Tensor]:
+    """Parses serialized examples; int64 -> int32 (TPUs have no int64 compute)."""
+    features = tf.io.parse_example(records, spec)
+    parsed = {
+        name: tf.cast(value, tf.int32) if value.dtype == tf.int64 else value
+        for name, value in features.items()
+    }
+    parsed["next_sentence_labels"] = tf.reshape(parsed["next_sentence_labels"], [-1])
+    return parsed
+
+
+def check_records(
+    file_patterns: str | Sequence[str],
+    max_seq_length: int,
+    max_predictions_per_seq: int,
+    vocab_size: int,
+    num_records: int = 16,
+) -> None:
+    """Checks that the first records of the first file fit the model; raises `ValueError`.
+
+    Catches the usual mistakes before any graph is built: records written with
+    another `max_seq_length` or `max_predictions_per_seq`, a vocabulary larger
+    than the model's, or a file that is not a TFRecord of `tf.train.Example`.
+    """
+    path = expand_file_patterns(file_patterns)[0]
+    try:
+        records = list(tf.data.TFRecordDataset(path).take(num_records).as_numpy_iterator())
+    except tf.errors.DataLossError as e:
+        raise ValueError(
+            f"{path}: not a readable TFRecord file ({e.message.strip()}); regenerate it."
+        ) from e
+    if not records:
+        raise ValueError(f"{path}: holds no records.")
+    expected = {name: s.shape[0] for name, s in feature_spec(max_seq_length, 1).items()}
+    expected.update(
+        masked_lm_positions=max_predictions_per_seq,
+        masked_lm_ids=max_predictions_per_seq,
+        masked_lm_weights=max_predictions_per_seq,
+    )
+    flags = {
+        max_seq_length: "--max_seq_length",
+        max_predictions_per_seq: "--max_predictions_per_seq",
+    }
+    for index, record in enumerate(records):
+        where = f"{path}: record {index}"
+        try:
+            example = tf.train.Example.FromString(record)
+        except Exception as e:  # protobuf's DecodeError is not importable portably
+            raise ValueError(f"{where}: not a tf.train.Example ({e}).") from e
+        values = {}
+        for name, length in expected.items():
+            feature = example.features.feature.get(name)
+            if feature is None:
+                raise ValueError(
+                    f"{where}: has no feature {name!r}; the pretraining schema needs "
+                    f"{list(expected)}."
+                )
+            kind = feature.WhichOneof("kind")
+            value = np.asarray(getattr(feature, kind).value)
+            if len(value) != length:
+                raise ValueError(
+                    f"{where}: {name} has {len(value)} values, but the model expects {length} "
+                    f"({flags.get(length, 'schema')}); pass the value the records were written "
+                    "with, or regenerate them."
+                )
+            values[name] = value
+        for name in ("input_ids", "masked_lm_ids"):
+            if values[name].max(initial=0) >= vocab_size or values[name].min(initial=0) < 0:
+                raise ValueError(
+                    f"{where}: {name} holds id {int(values[name].max())} outside the model's "
+                    f"vocabulary [0, {vocab_size}); the records were made with another "
+                    "vocabulary: use its albert_config.json (vocab_size) or regenerate them."
+                )
+        if values["masked_lm_positions"].max(initial=0) >= max_seq_length:
+            raise ValueError(f"{where}: a masked_lm_position is >= max_seq_length.")
+        if not set(values["next_sentence_labels"].tolist()) <= {0, 1}:
+            raise ValueError(f"{where}: next_sentence_labels must be 0 or 1.")
+
+
+def find_unreadable_file(file_patterns: str | Sequence[str]) -> tuple[str, str] | None:
+    """The first file that cannot be read to its end, with TF's reason, or None.
+
+    TensorFlow's `DataLossError` ("truncated record at 1044") does not name the
+    file; the training loop calls this on that error to name it.
+    """
+    for path in expand_file_patterns(file_patterns):
+        try:
+            for _ in tf.data.TFRecordDataset(path).batch(4096):
+                pass
+        except tf.errors.DataLossError as e:
+            return path, e.message.strip()
+    return None

@@ -1,0 +1,67 @@
+"""Checkpoint helpers that survive SIGKILL at any moment.
+
+TensorFlow writes a checkpoint's data and index first and then swaps in the
+`checkpoint` state file atomically (temp name + rename), so a kill during a save
+leaves the state file pointing at the previous checkpoint. What remains is a
+newest checkpoint that is listed but unreadable (deleted files, disk full, a
+copy cut short): `restore_latest_readable` then falls back to the one before.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid
+
+import tensorflow as tf
+
+
+def restore_latest_readable(
+    checkpoint: tf.train.Checkpoint, manager: tf.train.CheckpointManager
+) -> str | None:
+    """Restores the newest checkpoint of `manager` that loads; returns its path.
+
+    Returns None when the directory has no checkpoint (a fresh start). Raises
+    `RuntimeError` when checkpoints exist and none of them loads.
+
+    Example:
+    >>> manager = tf.train.CheckpointManager(checkpoint, workdir, max_to_keep=5)
+    >>> restored = restore_latest_readable(checkpoint, manager)  # None on a fresh start
+    """
+    candidates = list(reversed(manager.checkpoints))
+    errors = []
+    for path in candidates:
+        try:
+            checkpoint.restore(path).assert_existing_objects_matched()
+        # Truncated files raise IndexError, missing ones NotFoundError, another
+        # model AssertionError: whatever the cause, this checkpoint is unusable.
+        except Exception as e:  # noqa: BLE001
+            reason = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}"
+            errors.append(f"{path}: {reason}")
+            logging.warning(
+                "Checkpoint %s cannot be restored (%s); trying the previous one.", path, reason
+            )
+            continue
+        return path
+    if candidates:
+        raise RuntimeError(
+            f"No checkpoint in {manager.directory} can be restored into this model ("
+            + "; ".join(errors)
+            + "). If the model or optimizer settings changed, use a new output directory; "
+            "otherwise move the directory away to start over, or restore it from a backup."
+        )
+    return None
+
+
+def atomic_write_text(path: str, text: str) -> None:
+    """Writes `text` to `path` through a temp file and a rename (never half-written).
+
+    Uses `tf.io.gfile`, so `path` may also be on GCS.
+    """
+    directory = os.path.dirname(path)
+    if directory:
+        tf.io.gfile.makedirs(directory)
+    temp_path = os.path.join(directory, f".tmp-{uuid.uuid4().hex}-{os.path.basename(path)}")
+    with tf.io.gfile.GFile(temp_path, "w") as f:
+        f.write(text)
+    tf.io.gfile.rename(temp_path, path, overwrite=True)

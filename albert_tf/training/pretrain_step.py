@@ -1,0 +1,187 @@
+"""The pretraining train/eval steps: per-replica math, run N steps per call.
+
+Exactness across layouts: every replica normalizes its loss by *global*
+quantities (the masked-LM weights of the whole global batch, the global number
+of examples), the gradients are summed over micro-batches and replicas, then
+the optimizer makes ONE update. So 1 device, N replicas and k accumulated
+micro-batches all compute the gradient of the same global-batch loss
+
+    sum(w * CE_mlm) / (sum(w) + 1e-5) + mean(CE_sop)
+
+(the original's loss on one core), and global-norm clipping and LAMB's
+per-tensor trust ratio see that gradient.
+
+The gradients are all-reduced here, before `optimizer.apply`, because Keras
+clips (`global_clipnorm`) *before* its own all-reduce, i.e. per replica; we
+switch its all-reduce off (`disable_optimizer_all_reduce`).
+
+Metrics travel as sums in one float32 vector per step (`SUM_NAMES`: one
+reduction for all of them); `metrics_from_sums` turns them into the metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from albert_tf.models.pretraining_loss import MLM_WEIGHT_EPSILON, pretraining_terms
+
+# Order of the entries of a metric-sums vector.
+SUM_NAMES = (
+    "masked_lm_correct",
+    "masked_lm_weight",
+    "masked_lm_loss",
+    "sentence_order_correct",
+    "sentence_order_count",
+    "sentence_order_loss",
+)
+
+
+def metrics_from_sums(sums: Any) -> dict[str, float]:
+    """The four pretraining metrics from a summed vector of `SUM_NAMES`."""
+    values = dict(zip(SUM_NAMES, (float(v) for v in sums), strict=True))
+    weight = max(values["masked_lm_weight"], MLM_WEIGHT_EPSILON)
+    count = max(values["sentence_order_count"], 1.0)
+    return {
+        "masked_lm_accuracy": values["masked_lm_correct"] / weight,
+        "masked_lm_loss": values["masked_lm_loss"] / weight,
+        "sentence_order_accuracy": values["sentence_order_correct"] / count,
+        "sentence_order_loss": values["sentence_order_loss"] / count,
+    }
+
+
+def _local_sums(features: dict[str, tf.Tensor], outputs: dict[str, tf.Tensor]) -> tf.Tensor:
+    terms = pretraining_terms(features, outputs)
+    w = terms.masked_lm_weights
+    count = tf.cast(tf.shape(terms.sentence_order_loss)[0], tf.float32)
+    return tf.stack(
+        [
+            tf.reduce_sum(w * terms.masked_lm_correct),
+            tf.reduce_sum(w),
+            tf.reduce_sum(w * terms.masked_lm_loss),
+            tf.reduce_sum(terms.sentence_order_correct),
+            count,
+            tf.reduce_sum(terms.sentence_order_loss),
+        ]
+    )
+
+
+def disable_optimizer_all_reduce(optimizer: keras.optimizers.Optimizer) -> None:
+    """Stops a Keras (TF backend) optimizer from summing gradients over replicas.
+
+    Our step passes gradients that are already all-reduced (and must be, so
+    that global-norm clipping sees the global gradient).
+    """
+    inner = getattr(optimizer, "inner_optimizer", optimizer)
+    if not hasattr(inner, "_all_reduce_sum_gradients"):
+        raise RuntimeError(
+            "This Keras version's optimizer has no _all_reduce_sum_gradients; the pretraining "
+            "step needs an update for it (gradients would be summed over replicas twice)."
+        )
+    inner._all_reduce_sum_gradients = lambda grads_and_vars: list(grads_and_vars)
+
+
+def make_replica_train_step(
+    model: keras.Model,
+    optimizer: keras.optimizers.Optimizer,
+    global_batch_size: int,
+    accumulation_steps: int,
+    jit_compile: bool,
+) -> Callable[[dict[str, tf.Tensor]], tf.Tensor]:
+    """One optimizer update on one replica's share of the global batch.
+
+    Returns `step(features) -> metric sums [6]` (this replica's, before the
+    update), to be called inside `strategy.run`.
+    """
+    variables = model.trainable_variables
+    uses_loss_scale = isinstance(optimizer, keras.optimizers.LossScaleOptimizer)
+
+    def micro_step(micro, mlm_weight_total):
+        with tf.GradientTape() as tape:
+            outputs = model(micro, training=True)
+            terms = pretraining_terms(micro, outputs)
+            loss = tf.reduce_sum(terms.masked_lm_weights * terms.masked_lm_loss) / (
+                mlm_weight_total + MLM_WEIGHT_EPSILON
+            ) + tf.reduce_sum(terms.sentence_order_loss) / float(global_batch_size)
+            if uses_loss_scale:
+                loss = optimizer.scale_loss(loss)
+        gradients = tape.gradient(loss, variables)
+        # Dense: the embedding's IndexedSlices cannot be accumulated or
+        # all-reduced as cheaply, and LAMB densifies them anyway.
+        gradients = [tf.convert_to_tensor(g) for g in gradients]
+        return gradients, _local_sums(micro, outputs)
+
+    def compute_gradients(features):
+        context = tf.distribute.get_replica_context()
+        mlm_weight_total = context.all_reduce(
+            tf.distribute.ReduceOp.SUM, tf.reduce_sum(features["masked_lm_weights"])
+        )
+        if accumulation_steps == 1:
+            gradients, sums = micro_step(features, mlm_weight_total)
+        else:
+            micro_batches = {
+                name: tf.reshape(t, [accumulation_steps, -1, *t.shape[1:]])
+                for name, t in features.items()
+            }
+
+            def body(i, gradients, sums):
+                micro = {name: t[i] for name, t in micro_batches.items()}
+                new_gradients, new_sums = micro_step(micro, mlm_weight_total)
+                return (
+                    i + 1,
+                    [a + b for a, b in zip(gradients, new_gradients, strict=True)],
+                    sums + new_sums,
+                )
+
+            _, gradients, sums = tf.while_loop(
+                lambda i, *_: i < accumulation_steps,
+                body,
+                (
+                    tf.constant(0),
+                    [tf.zeros_like(v) for v in variables],
+                    tf.zeros([len(SUM_NAMES)]),
+                ),
+            )
+        gradients = context.all_reduce(tf.distribute.ReduceOp.SUM, gradients)
+        return gradients, sums
+
+    @tf.function(jit_compile=jit_compile)
+    def replica_step(features):
+        gradients, sums = compute_gradients(features)
+        optimizer.apply(gradients, variables)
+        return sums
+
+    return replica_step
+
+
+def make_replica_eval_step(model: keras.Model, jit_compile: bool) -> Callable:
+    """`step(features) -> metric sums [6]` of one replica's eval batch."""
+
+    @tf.function(jit_compile=jit_compile)
+    def eval_step(features):
+        return _local_sums(features, model(features, training=False))
+
+    return eval_step
+
+
+def make_train_function(
+    strategy: tf.distribute.Strategy, replica_step: Callable
+) -> Callable[[Any, tf.Tensor], tf.Tensor]:
+    """`train(iterator, num_steps) -> metric sums over the steps and replicas`.
+
+    Runs `num_steps` updates in one `tf.function` call (`steps_per_execution`),
+    so the host is not on the critical path of every step on TPU/GPU.
+    """
+
+    @tf.function
+    def train(iterator, num_steps):
+        sums = tf.zeros([len(SUM_NAMES)])
+        for _ in tf.range(num_steps):
+            per_replica = strategy.run(replica_step, args=(next(iterator),))
+            sums += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+        return sums
+
+    return train

@@ -1,0 +1,196 @@
+"""End-to-end pretraining runs on a tiny model: outputs, resume, faults, precisions."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_tf.config import AlbertConfig
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.training import pretrain
+from albert_tf.training.checkpointing import restore_latest_readable
+from albert_tf.training.pretrain import load_encoder_weights, train_and_evaluate
+
+
+def _checkpoint_weights(prefix: str) -> dict[str, np.ndarray]:
+    """Every model and optimizer tensor of a checkpoint, by its key."""
+    reader = tf.train.load_checkpoint(prefix)
+    return {
+        key: reader.get_tensor(key)
+        for key in reader.get_variable_to_shape_map()
+        if key.startswith(("model/", "optimizer/")) and "OBJECT_GRAPH" not in key
+    }
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory, record_dir, albert_config_file):
+    """An uninterrupted 6-step run with evaluation: (config, workdir, metrics)."""
+    from albert_tf.training.pretrain_config import PretrainConfig
+
+    config = PretrainConfig(
+        input_file=os.path.join(record_dir, "train-*.tfrecord"),
+        eval_file=os.path.join(record_dir, "eval-*.tfrecord"),
+        albert_config_file=albert_config_file,
+        do_eval=True,
+        train_batch_size=8,
+        eval_batch_size=8,
+        max_seq_length=16,
+        max_predictions_per_seq=4,
+        learning_rate=1e-3,
+        num_train_steps=6,
+        num_warmup_steps=2,
+        save_checkpoints_steps=2,
+        log_every_steps=2,
+        max_eval_steps=2,
+        shuffle_buffer_size=64,
+        steps_per_execution=2,
+    )
+    workdir = str(tmp_path_factory.mktemp("full_run"))
+    return config, workdir, train_and_evaluate(config, workdir)
+
+
+def test_run_writes_metrics_checkpoints_best_and_encoder(full_run):
+    config, workdir, metrics = full_run
+    assert metrics["step"] == 6
+    for name in ("masked_lm_loss", "sentence_order_loss", "masked_lm_accuracy"):
+        assert np.isfinite(metrics[f"train/{name}"]) and np.isfinite(metrics[f"eval/{name}"])
+    assert 0 < metrics["train/examples_per_second"]
+    assert tf.train.latest_checkpoint(workdir).endswith("ckpt-6")
+    assert tf.train.latest_checkpoint(os.path.join(workdir, "best"))
+    assert os.path.exists(os.path.join(workdir, "best", "metrics.json"))
+    assert os.listdir(os.path.join(workdir, "logs", "train"))
+    encoder = keras.saving.load_model(os.path.join(workdir, "encoder.keras"))
+    saved_config = AlbertConfig.from_json_file(os.path.join(workdir, "albert_config.json"))
+    assert encoder.config == saved_config
+
+
+def test_kill_during_save_then_resume_matches_uninterrupted_run(full_run, tmp_path):
+    config, full_workdir, _ = full_run
+    workdir = str(tmp_path / "killed")
+    # The child dies by SIGKILL inside the save of step 4, after the checkpoint
+    # files are written and before the `checkpoint` state file names them.
+    child = textwrap.dedent(
+        f"""
+        import os, signal
+        import tensorflow as tf
+        from albert_tf.training.pretrain import train_and_evaluate
+        from albert_tf.training.pretrain_config import PretrainConfig
+
+        record_state = tf.train.CheckpointManager._record_state
+        def record_state_or_die(self):
+            if self._latest_checkpoint.endswith("ckpt-4"):
+                os.kill(os.getpid(), signal.SIGKILL)
+            record_state(self)
+        tf.train.CheckpointManager._record_state = record_state_or_die
+        config = PretrainConfig(**{dict(config.__dict__, do_eval=False)!r})
+        train_and_evaluate(config, {workdir!r})
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    assert result.returncode == -signal.SIGKILL, result.stderr[-3000:]
+    assert os.path.exists(os.path.join(workdir, "ckpt-4.index"))  # written, not recorded
+    assert tf.train.latest_checkpoint(workdir).endswith("ckpt-2")
+
+    metrics = train_and_evaluate(config.replace(do_eval=False), workdir)
+    assert metrics["step"] == 6
+    resumed = _checkpoint_weights(os.path.join(workdir, "ckpt-6"))
+    uninterrupted = _checkpoint_weights(os.path.join(full_workdir, "ckpt-6"))
+    assert resumed.keys() == uninterrupted.keys()
+    for key, value in uninterrupted.items():
+        np.testing.assert_array_equal(resumed[key], value, err_msg=key)
+
+
+def test_unreadable_newest_checkpoint_falls_back_to_the_previous(tmp_path):
+    variable = tf.Variable(0.0)
+    checkpoint = tf.train.Checkpoint(v=variable)
+    manager = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=3)
+    for value in (1.0, 2.0):
+        variable.assign(value)
+        manager.save()
+    newest = manager.latest_checkpoint
+    data_file = tf.io.gfile.glob(newest + ".data-*")[0]
+    with open(data_file, "r+b") as f:
+        f.truncate(2)  # a copy cut short
+    variable.assign(0.0)
+    restored = restore_latest_readable(checkpoint, manager)
+    assert restored != newest and restored == manager.checkpoints[0]
+    assert float(variable) == 1.0
+
+
+def test_sigterm_saves_and_returns(base_config, tmp_path, monkeypatch):
+    add = pretrain._Window.add
+
+    def add_then_sigterm(self, sums):
+        add(self, sums)
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives after the first step
+
+    monkeypatch.setattr(pretrain._Window, "add", add_then_sigterm)
+    workdir = str(tmp_path)
+    metrics = train_and_evaluate(base_config.replace(num_train_steps=100), workdir)
+    assert metrics["stopped_by_signal"] == 1.0 and metrics["step"] == 1
+    assert tf.train.latest_checkpoint(workdir).endswith("ckpt-1")
+    assert not os.path.exists(os.path.join(workdir, "encoder.keras"))
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handler restored
+
+
+def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(base_config, tmp_path):
+    workdir = str(tmp_path)
+    config = base_config.replace(
+        learning_rate=1e30,
+        num_warmup_steps=0,
+        clip_norm=0.0,
+        save_checkpoints_steps=1,
+        num_train_steps=50,
+        log_every_steps=50,
+    )
+    with pytest.raises(FloatingPointError, match="not finite at step .* last good checkpoint"):
+        train_and_evaluate(config, workdir)
+    latest = tf.train.latest_checkpoint(workdir)
+    weights = _checkpoint_weights(latest)
+    assert all(np.all(np.isfinite(v)) for v in weights.values() if v.dtype.kind == "f")
+
+
+@pytest.mark.parametrize("precision", ["mixed_bfloat16", "mixed_float16"])
+def test_mixed_precision_trains_with_finite_loss(base_config, tmp_path, precision):
+    config = base_config.replace(precision=precision, num_train_steps=2, save_checkpoints_steps=2)
+    metrics = train_and_evaluate(config, str(tmp_path))
+    assert np.isfinite(metrics["train/loss"]) and metrics["train/loss"] > 0
+    assert keras.saving.load_model(str(tmp_path / "encoder.keras")).count_params() > 0
+
+
+def test_tpu_strategy_without_tpu_says_so(base_config, tmp_path):
+    with pytest.raises(RuntimeError, match="No TPU is reachable"):
+        train_and_evaluate(base_config.replace(strategy="tpu"), str(tmp_path))
+
+
+def test_init_checkpoint_loads_the_encoder_from_a_checkpoint_or_keras_file(full_run):
+    # Also shows that encoder.keras holds the weights of the last checkpoint.
+    _, workdir, _ = full_run
+    exported = keras.saving.load_model(os.path.join(workdir, "encoder.keras"))
+    for source in (workdir, os.path.join(workdir, "encoder.keras")):
+        encoder = AlbertEncoder(exported.config)
+        load_encoder_weights(encoder, source)
+        for expected, actual in zip(exported.weights, encoder.weights, strict=True):
+            np.testing.assert_array_equal(actual.numpy(), expected.numpy())
+    with pytest.raises(ValueError, match="no checkpoint found"):
+        load_encoder_weights(AlbertEncoder(exported.config), os.path.join(workdir, "logs"))
+
+
+def test_corrupt_record_file_is_named(base_config, tmp_path, record_dir):
+    good = open(os.path.join(record_dir, "train-0.tfrecord"), "rb").read()
+    offset = 0
+    for _ in range(40):  # TFRecord framing: length (8), crc (4), payload, crc (4)
+        offset += 16 + int.from_bytes(good[offset : offset + 8], "little")
+    broken = tmp_path / "broken.tfrecord"
+    broken.write_bytes(good[: offset + 20])  # 40 good records, then one cut short
+    config = base_config.replace(input_file=str(broken), num_train_steps=20, shuffle_buffer_size=1)
+    with pytest.raises(ValueError, match="broken.tfrecord: corrupt or truncated"):
+        train_and_evaluate(config, str(tmp_path / "work"))

@@ -1,0 +1,117 @@
+"""Pretraining under MirroredStrategy (2 logical CPUs) and MultiWorkerMirroredStrategy.
+
+Each case runs in fresh processes: logical devices and TF_CONFIG must be set
+before TensorFlow initializes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import tensorflow as tf
+
+# Runs train_and_evaluate with the config in argv[1] into argv[2] and saves the
+# final trainable weights of this process to argv[3] (npz) and metrics to stdout.
+_CHILD = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    if "--logical-cpus" in sys.argv:
+        from albert_tf.training.strategy import configure_logical_cpus
+        configure_logical_cpus(2)
+    from albert_tf.training import pretrain
+    from albert_tf.training.pretrain_config import PretrainConfig
+
+    train = pretrain._Run.train
+    def train_and_keep_weights(self):
+        metrics = train(self)
+        np.savez(sys.argv[3], *[v.numpy() for v in self.model.trainable_variables])
+        return metrics
+    pretrain._Run.train = train_and_keep_weights
+    metrics = pretrain.train_and_evaluate(PretrainConfig(**json.loads(sys.argv[1])), sys.argv[2])
+    print("METRICS", json.dumps(metrics))
+    """
+)
+
+
+def _start(config, workdir, weights_path, env=None, logical_cpus=False):
+    args = [sys.executable, "-c", _CHILD, json.dumps(config.__dict__), workdir, weights_path]
+    if logical_cpus:
+        args.append("--logical-cpus")
+    return subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or os.environ
+    )
+
+
+def _finish(process, timeout=240):
+    stdout, stderr = process.communicate(timeout=timeout)
+    assert process.returncode == 0, stderr[-4000:]
+    line = [line for line in stdout.splitlines() if line.startswith("METRICS ")][-1]
+    return json.loads(line[len("METRICS ") :])
+
+
+def _weights(path):
+    with np.load(path) as data:
+        return [data[key] for key in sorted(data.files, key=lambda k: int(k.split("_")[1]))]
+
+
+def _free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def test_mirrored_over_two_replicas_equals_one_device(base_config, tmp_path):
+    config = base_config.replace(num_train_steps=4, save_checkpoints_steps=4, log_every_steps=4)
+    # Both children split the CPU in 2 logical devices; one_device uses the first.
+    one = _start(config, str(tmp_path / "one"), str(tmp_path / "one.npz"), logical_cpus=True)
+    mirrored = _start(
+        config.replace(strategy="mirrored"),
+        str(tmp_path / "mirrored"),
+        str(tmp_path / "mirrored.npz"),
+        logical_cpus=True,
+    )
+    one_metrics, mirrored_metrics = _finish(one), _finish(mirrored)
+    for name in ("train/masked_lm_loss", "train/sentence_order_loss", "train/masked_lm_accuracy"):
+        np.testing.assert_allclose(mirrored_metrics[name], one_metrics[name], rtol=1e-5)
+    one_weights = _weights(tmp_path / "one.npz")
+    for expected, actual in zip(one_weights, _weights(tmp_path / "mirrored.npz"), strict=True):
+        np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-6)
+
+
+def test_multi_worker_mirrored_workers_agree(base_config, tmp_path):
+    config = base_config.replace(
+        strategy="multi_worker_mirrored",
+        num_train_steps=3,
+        save_checkpoints_steps=3,
+        log_every_steps=3,
+    )
+    workdir = str(tmp_path / "work")
+    cluster = {"worker": [f"127.0.0.1:{port}" for port in _free_ports(2)]}
+    workers = []
+    for index in range(2):
+        env = dict(os.environ)
+        env["TF_CONFIG"] = json.dumps(
+            {"cluster": cluster, "task": {"type": "worker", "index": index}}
+        )
+        workers.append(_start(config, workdir, str(tmp_path / f"worker{index}.npz"), env=env))
+    metrics = [_finish(worker) for worker in workers]
+    assert metrics[0]["step"] == metrics[1]["step"] == 3
+    assert metrics[0]["train/masked_lm_loss"] == metrics[1]["train/masked_lm_loss"]
+    for chief, other in zip(
+        _weights(tmp_path / "worker0.npz"), _weights(tmp_path / "worker1.npz"), strict=True
+    ):
+        np.testing.assert_array_equal(chief, other)
+    # Only the chief's checkpoint stays; the other worker's scratch copy is gone.
+    assert tf.train.latest_checkpoint(workdir).endswith("ckpt-3")
+    assert not [name for name in os.listdir(workdir) if name.startswith(".worker-")]

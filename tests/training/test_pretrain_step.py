@@ -1,0 +1,87 @@
+"""The train step: accumulation equals one big batch, XLA runs, metric sums."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_tf.config import AlbertConfig
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.training.optimizers import create_optimizer
+from albert_tf.training.pretrain_step import (
+    disable_optimizer_all_reduce,
+    make_replica_train_step,
+    make_train_function,
+    metrics_from_sums,
+)
+
+BATCH = 8
+
+
+def _batches(make_features, num_batches: int):
+    features = make_features(BATCH * num_batches, seed=7)
+    features.pop("token_boundary")
+    features["next_sentence_labels"] = features["next_sentence_labels"].reshape(-1)
+    dataset = tf.data.Dataset.from_tensor_slices(
+        {
+            k: tf.constant(v, tf.float32 if v.dtype == np.float32 else tf.int32)
+            for k, v in features.items()
+        }
+    )
+    return iter(dataset.batch(BATCH, drop_remainder=True))
+
+
+@pytest.fixture(scope="module")
+def train(make_features, tiny_albert):
+    """`train(accumulation_steps, jit_compile, steps)` -> (weights, metric sums, iterations)."""
+    return lambda *args, **kwargs: _train(make_features, tiny_albert, *args, **kwargs)
+
+
+def _train(make_features, tiny_albert, accumulation_steps, jit_compile=False, steps=2):
+    """Weights and metric sums after `steps` updates of a fresh seeded model."""
+    tf.keras.utils.set_random_seed(0)
+    model = AlbertPretrainer(AlbertEncoder(AlbertConfig.from_dict(tiny_albert)))
+    optimizer = create_optimizer("lamb", 1e-2, num_train_steps=10, num_warmup_steps=0)
+    optimizer.build(model.trainable_variables)
+    disable_optimizer_all_reduce(optimizer)
+    step = make_replica_train_step(model, optimizer, BATCH, accumulation_steps, jit_compile)
+    train = make_train_function(tf.distribute.get_strategy(), step)
+    sums = train(_batches(make_features, steps), tf.constant(steps)).numpy() if steps else None
+    return [v.numpy() for v in model.trainable_variables], sums, int(optimizer.iterations)
+
+
+@pytest.fixture(scope="module")
+def one_batch_run(train):
+    return train(accumulation_steps=1)
+
+
+def test_accumulating_micro_batches_equals_one_big_batch(train, one_batch_run):
+    weights, sums, iterations = one_batch_run
+    accumulated_weights, accumulated_sums, accumulated_iterations = train(accumulation_steps=4)
+    assert iterations == accumulated_iterations == 2  # one update per step, not per micro-batch
+    np.testing.assert_allclose(accumulated_sums, sums, rtol=1e-5)
+    for expected, actual in zip(weights, accumulated_weights, strict=True):
+        np.testing.assert_allclose(actual, expected, rtol=2e-4, atol=2e-6)
+    # The updates moved the weights: the comparison above is not trivially true.
+    initial, _, _ = train(accumulation_steps=1, steps=0)
+    assert max(np.abs(a - b).max() for a, b in zip(initial, weights, strict=True)) > 1e-3
+
+
+def test_jit_compiled_step_matches_the_graph_step(train, one_batch_run):
+    weights, sums, _ = one_batch_run
+    jit_weights, jit_sums, _ = train(accumulation_steps=1, jit_compile=True)
+    np.testing.assert_allclose(jit_sums, sums, rtol=1e-4)
+    for expected, actual in zip(weights, jit_weights, strict=True):
+        np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-5)
+
+
+def test_metrics_from_sums():
+    metrics = metrics_from_sums([3.0, 4.0, 8.0, 1.0, 2.0, 1.5])
+    assert metrics == {
+        "masked_lm_accuracy": 0.75,
+        "masked_lm_loss": 2.0,
+        "sentence_order_accuracy": 0.5,
+        "sentence_order_loss": 0.75,
+    }
