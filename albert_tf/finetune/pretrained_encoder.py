@@ -1,0 +1,183 @@
+"""`load_pretrained_encoder`: the encoder a fine-tuning run starts from.
+
+Sources, by what `init` points at:
+
+* None: a fresh, randomly initialized encoder of `albert_config` (a baseline).
+* an encoder bundle directory, or an export directory holding one in `keras/`
+  (`albert_tf.export.encoder_bundle`): the encoder, its config and its SentencePiece model.
+* a `.keras` file of an `AlbertEncoder`/`AlbertPretrainer` (the pretraining workdir's
+  `encoder.keras`), or a pretraining checkpoint (workdir or `ckpt-N` prefix, with
+  `albert_config`, or the `albert_config.json` found next to it).
+* a Hugging Face ALBERT directory (`config.json` + safetensors/bin) or an original TF1
+  checkpoint (`model.ckpt-*` with `bert/...` variables, prefix or directory): converted on
+  the fly with `albert_tf.export.convert.load_model`; a `*.model` file beside it (e.g.
+  `30k-clean.model`, `spiece.model`) is taken as the tokenizer.
+
+The encoder is rebuilt with the requested dtype policy and the loaded weights copied in, so
+`mixed_bfloat16` fine-tuning works from a float32 checkpoint.
+
+Example:
+    >>> pretrained = load_pretrained_encoder("/tmp/runs/pretrain/encoder.keras",
+    ...                                      dtype="mixed_bfloat16")
+    >>> pretrained.encoder.config.hidden_size
+    768
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import logging
+import os
+
+import tensorflow as tf
+
+from albert_tf.config import AlbertConfig
+from albert_tf.export.convert import load_model as load_converted_model
+from albert_tf.export.encoder_bundle import SPM_FILE, load_encoder, read_tokenizer_config
+from albert_tf.export.encoder_bundle import resolve_bundle_dir as _resolve_bundle_dir
+from albert_tf.export.saved_model import load_albert_model
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.pretrainer import AlbertPretrainer
+
+CONFIG_FILE = "albert_config.json"
+
+
+@dataclasses.dataclass
+class PretrainedEncoder:
+    """An encoder and what came with it.
+
+    Attributes:
+        encoder: the `AlbertEncoder` (under the requested dtype policy).
+        spm_model_file: the SentencePiece model shipped with it (bundles), else None.
+        do_lower_case: the casing shipped with it (bundles), else None.
+        source: where the weights came from ("random" for a fresh encoder).
+    """
+
+    encoder: AlbertEncoder
+    spm_model_file: str | None = None
+    do_lower_case: bool | None = None
+    source: str = "random"
+
+
+def load_pretrained_encoder(
+    init: str | None,
+    albert_config: AlbertConfig | str | None = None,
+    dtype: str | None = None,
+) -> PretrainedEncoder:
+    """Loads (or creates) the encoder to fine-tune; see the module docstring for `init`.
+
+    Raises:
+        ValueError: no config for a fresh encoder or a checkpoint; a config that differs from
+            the checkpoint's.
+        FileNotFoundError: nothing at `init`.
+    """
+    if isinstance(albert_config, str):
+        albert_config = AlbertConfig.from_json_file(albert_config)
+    if not init:
+        if albert_config is None:
+            raise ValueError(
+                "No --init_checkpoint/--encoder: pass --albert_config_file to fine-tune a "
+                "randomly initialized encoder."
+            )
+        return PretrainedEncoder(AlbertEncoder(albert_config, dtype=dtype))
+    init = os.fspath(init)
+    if not os.path.exists(init) and not os.path.exists(init + ".index"):
+        raise FileNotFoundError(
+            f"{init}: not found. Pass an encoder bundle directory, an encoder.keras file, or a "
+            "pretraining workdir / ckpt-N prefix."
+        )
+    bundle_dir = _bundle_dir(init)
+    if bundle_dir is not None:
+        encoder, _ = load_encoder(bundle_dir)
+        _check_config(init, encoder.config, albert_config)
+        tokenizer_config = read_tokenizer_config(bundle_dir)
+        return PretrainedEncoder(
+            _with_dtype(encoder, dtype),
+            spm_model_file=os.path.join(bundle_dir, SPM_FILE),
+            do_lower_case=tokenizer_config.get("do_lower_case"),
+            source=bundle_dir,
+        )
+    converted_format = _foreign_format(init)
+    if converted_format is not None:
+        model = load_converted_model(converted_format, init, albert_config, heads=False)
+        logging.info("Fine-tuning from the %s checkpoint %s.", converted_format, init)
+        return PretrainedEncoder(
+            _with_dtype(model, dtype), spm_model_file=_spm_beside(init), source=init
+        )
+    final_encoder = os.path.join(init, "encoder.keras")
+    if os.path.isdir(init) and os.path.isfile(final_encoder):
+        init = final_encoder  # A pretraining workdir: its final encoder.
+    if albert_config is None and not init.endswith(".keras"):
+        albert_config = _config_next_to(init)
+    model = load_albert_model(init, albert_config)
+    encoder = model.encoder if isinstance(model, AlbertPretrainer) else model
+    logging.info("Fine-tuning from %s.", init)
+    return PretrainedEncoder(_with_dtype(encoder, dtype), source=init)
+
+
+def _bundle_dir(path: str) -> str | None:
+    if not os.path.isdir(path):
+        return None
+    try:
+        bundle_dir = _resolve_bundle_dir(path)
+    except FileNotFoundError:
+        return None
+    # A pretraining workdir also holds encoder.keras but no tokenizer: not a bundle.
+    return bundle_dir if os.path.isfile(os.path.join(bundle_dir, SPM_FILE)) else None
+
+
+def _foreign_format(path: str) -> str | None:
+    """ "hf" or "tf1" for checkpoints of those formats, None for albert_tf ones."""
+    if os.path.isdir(path):
+        hf_config = os.path.join(path, "config.json")
+        if os.path.isfile(hf_config):
+            with open(hf_config, encoding="utf-8") as handle:
+                values = json.load(handle)
+            if "model_type" in values or "architectures" in values:
+                return "hf"
+    prefix = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
+    if prefix is None and os.path.isdir(path):
+        indexes = glob.glob(os.path.join(path, "model.ckpt*.index"))
+        prefix = indexes[0][: -len(".index")] if len(indexes) == 1 else None
+    if prefix and os.path.isfile(prefix + ".index"):
+        names = [name for name, _ in tf.train.list_variables(prefix)]
+        if any(name.startswith("bert/") for name in names):
+            return "tf1"
+    return None
+
+
+def _spm_beside(path: str) -> str | None:
+    directory = path if os.path.isdir(path) else os.path.dirname(path)
+    models = sorted(glob.glob(os.path.join(directory, "*.model")))
+    return models[0] if len(models) == 1 else None
+
+
+def _config_next_to(path: str) -> AlbertConfig:
+    directory = path if os.path.isdir(path) else os.path.dirname(path)
+    config_file = os.path.join(directory, CONFIG_FILE)
+    if os.path.isfile(config_file):
+        return AlbertConfig.from_json_file(config_file)
+    raise ValueError(
+        f"{path}: a checkpoint needs its AlbertConfig; none found ({config_file}). Pass "
+        "--albert_config_file."
+    )
+
+
+def _check_config(source: str, actual: AlbertConfig, expected: AlbertConfig | None) -> None:
+    if expected is not None and actual != expected:
+        raise ValueError(
+            f"{source}: its AlbertConfig differs from --albert_config_file; leave the flag out "
+            "(the bundle carries its own config) or pass the matching one."
+        )
+
+
+def _with_dtype(encoder: AlbertEncoder, dtype: str | None) -> AlbertEncoder:
+    """A copy of `encoder` under the `dtype` policy (the same object when nothing changes)."""
+    # The layers hold the policy (a functional model reports float32 whatever it was built with).
+    if dtype is None or encoder.embeddings.dtype_policy.name == dtype:
+        return encoder
+    rebuilt = AlbertEncoder(encoder.config, dtype=dtype)
+    rebuilt.set_weights(encoder.get_weights())
+    return rebuilt

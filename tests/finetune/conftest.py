@@ -1,0 +1,90 @@
+"""Shared fixtures: a small SentencePiece model, a tiny ALBERT config, tiny GLUE-shaped files."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from albert_tf.config import AlbertConfig
+from albert_tf.tokenization.train import train_sentencepiece
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"
+GLUE_DIR = pathlib.Path("/work/shared/data/glue")
+VOCAB_SIZE = 300
+SEQ_LENGTH = 24
+TINY_ALBERT = dict(
+    vocab_size=VOCAB_SIZE,
+    embedding_size=16,
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=64,
+    max_position_embeddings=64,
+)
+
+POSITIVE = ["a gorgeous , witty film", "the best movie of the year", "warm and funny"]
+NEGATIVE = ["a dull , lifeless mess", "boring and far too long", "the worst script ever"]
+
+
+@pytest.fixture(scope="session")
+def spm_model_file(tmp_path_factory) -> str:
+    """A 300-piece lowercased model trained on data/sample.txt."""
+    prefix = tmp_path_factory.mktemp("spm") / "sample"
+    return train_sentencepiece([str(SAMPLE_TEXT)], str(prefix), vocab_size=VOCAB_SIZE)
+
+
+@pytest.fixture(scope="session")
+def tiny_config() -> AlbertConfig:
+    return AlbertConfig(**TINY_ALBERT)
+
+
+@pytest.fixture(scope="session")
+def tiny_config_file(tmp_path_factory, tiny_config) -> str:
+    path = tmp_path_factory.mktemp("config") / "albert_config.json"
+    tiny_config.to_json_file(path)
+    return str(path)
+
+
+def write_lines(path: pathlib.Path, lines: list[str]) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def sentiment_dir(tmp_path_factory) -> str:
+    """An SST-2-shaped task (header `sentence<TAB>label`) that a tiny model can learn."""
+    directory = tmp_path_factory.mktemp("sst2")
+    rows = [f"{text} \t1" for text in POSITIVE] + [f"{text} \t0" for text in NEGATIVE]
+    write_lines(directory / "train.tsv", ["sentence\tlabel"] + rows * 6)
+    write_lines(directory / "dev.tsv", ["sentence\tlabel"] + rows)
+    test_rows = [f"{i}\t{text}" for i, text in enumerate(POSITIVE + NEGATIVE)]
+    write_lines(directory / "test.tsv", ["index\tsentence"] + test_rows)
+    return str(directory)
+
+
+@pytest.fixture(scope="session")
+def finetuned_run(tmp_path_factory, sentiment_dir, tiny_config_file, spm_model_file):
+    """One tiny SST-2-shaped fine-tuning run with export: (output_dir, results)."""
+    from albert_tf.finetune.finetune_config import FinetuneConfig
+    from albert_tf.finetune.run import run_classifier
+
+    config = FinetuneConfig(
+        task="sst-2",
+        data_dir=sentiment_dir,
+        albert_config_file=tiny_config_file,
+        spm_model_file=spm_model_file,
+        max_seq_length=SEQ_LENGTH,
+        train_batch_size=6,
+        eval_batch_size=4,
+        learning_rate=2e-3,
+        num_train_epochs=2,
+        do_train=True,
+        do_eval=True,
+        do_predict=True,
+        export_saved_model=True,
+    )
+    output_dir = str(tmp_path_factory.mktemp("finetuned"))
+    return output_dir, run_classifier(config, output_dir)

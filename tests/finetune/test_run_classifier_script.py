@@ -1,0 +1,48 @@
+"""scripts/run_classifier.py fine-tunes from an encoder bundle (which carries its tokenizer)."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+from albert_tf.export.encoder_bundle import save_encoder_bundle
+from albert_tf.models.encoder import AlbertEncoder
+from tests.finetune.conftest import SEQ_LENGTH
+
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_script_trains_and_evaluates_from_a_bundle(
+    tmp_path, sentiment_dir, tiny_config, spm_model_file
+):
+    bundle = save_encoder_bundle(
+        str(tmp_path / "bundle"), AlbertEncoder(tiny_config), spm_model_file
+    )
+    output_dir = tmp_path / "out"
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "scripts" / "run_classifier.py"),
+            "--task=sst-2",
+            f"--data_dir={sentiment_dir}",
+            f"--encoder={bundle}",
+            f"--max_seq_length={SEQ_LENGTH}",
+            "--train_batch_size=12",
+            "--num_train_epochs=1",
+            "--do_train",
+            "--do_eval",
+            f"--output_dir={output_dir}",
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    results = json.loads(result.stdout[result.stdout.index("{") :])
+    assert results["train_steps"] == 3 and results["dev/examples"] == 6
+    # The bundle's tokenizer was used and kept with the fine-tuned model.
+    assert (output_dir / "spm.model").read_bytes() == pathlib.Path(spm_model_file).read_bytes()
