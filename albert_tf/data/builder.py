@@ -1,0 +1,407 @@
+"""The pretraining-data builder: documents -> SOP/NSP instances -> masked TFRecord shards.
+
+Streaming, with bounded memory: documents are read lazily and grouped into batches of
+about `batch_characters` characters; each batch is tokenized (SentencePiece's C++ batch
+encoder), cut into instances, masked and serialized with vectorized NumPy, and framed as
+TFRecords, all inside a worker process when `parallelism > 1`. At most `2 * parallelism`
+batches are in flight. The main process only shuffles and writes: every record goes to a
+random shard, and each shard has a bounded shuffle buffer (`shuffle_buffer_size` records
+in total), so no list of the whole corpus's instances ever exists.
+
+Deterministic: every random draw of a batch comes from a generator seeded by
+(random_seed, dupe pass, batch index), and batches are formed from the input alone, so
+the output is byte-identical across runs and across `parallelism` settings.
+
+Safe: shards are written as `*.incomplete` and renamed at the end; the JSON manifest
+(flags, tokenizer sha256, counts, statistics) is written last; an existing output is
+refused unless `overwrite`; on any error the temporary files are deleted.
+
+Why not tf.data: instance building and masking are sequential random processes per
+document that need NumPy; inside tf.data they would run as `py_function`, under one GIL,
+i.e. on one core. Worker processes use every core, and the framing in NumPy
+(`tfrecord_framing`) keeps TensorFlow out of the workers (no 3 s import per process).
+
+Example:
+    >>> options = BuilderOptions(input_file="data/sample.txt", output_dir="/tmp/pretrain",
+    ...                          spm_model_file="/tmp/spm.model", max_seq_length=128)
+    >>> manifest = build_pretraining_data(options)
+    >>> manifest["statistics"]["instances"] > 0
+    True
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import glob
+import json
+import logging
+import multiprocessing
+import os
+import random
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+from albert_tf.data.documents import Document, read_documents
+from albert_tf.data.instances import InstanceOptions, assemble_instances, build_segment_pairs
+from albert_tf.data.masking import MaskingOptions, mask_instances
+from albert_tf.data.records import RecordShardWriter, serialize_examples_buffer
+from albert_tf.data.sentence_encoder import SentenceEncoder
+from albert_tf.data.tfrecord_framing import frame_buffer
+from albert_tf.data.tokenized_documents import tokenize_documents
+
+MANIFEST_NAME = "manifest.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class BuilderOptions:
+    """Every setting of a build (original flag names), recorded in the manifest.
+
+    Exactly one of `output_dir` (shards `part-XXXXX-of-YYYYY.tfrecord` + manifest.json)
+    and `output_file` (comma-separated shard paths, as in the original) is set.
+    """
+
+    input_file: str
+    spm_model_file: str
+    output_dir: str | None = None
+    output_file: str | None = None
+    do_lower_case: bool = True
+    max_seq_length: int = 512
+    max_predictions_per_seq: int = 20
+    masked_lm_prob: float = 0.15
+    short_seq_prob: float = 0.1
+    ngram: int = 3
+    favor_shorter_ngram: bool = True
+    do_whole_word_mask: bool = True
+    random_next_sentence: bool = False
+    sop_random_document_fallback: bool = False
+    dupe_factor: int = 40
+    random_seed: int = 12345
+    num_output_shards: int = 1
+    parallelism: int = 1
+    overwrite: bool = False
+    input_format: str = "text"
+    on_decode_error: str = "strict"
+    batch_characters: int = 1_000_000
+    shuffle_buffer_size: int = 50_000
+
+    def __post_init__(self):
+        if (self.output_dir is None) == (self.output_file is None):
+            raise ValueError("Set exactly one of output_dir and output_file.")
+        if self.dupe_factor < 1 or self.num_output_shards < 1 or self.parallelism < 1:
+            raise ValueError("dupe_factor, num_output_shards and parallelism must be >= 1.")
+        self.instance_options()  # validates
+        self.masking_options()
+
+    def instance_options(self) -> InstanceOptions:
+        return InstanceOptions(
+            max_seq_length=self.max_seq_length,
+            short_seq_prob=self.short_seq_prob,
+            random_next_sentence=self.random_next_sentence,
+            sop_random_document_fallback=self.sop_random_document_fallback,
+        )
+
+    def masking_options(self) -> MaskingOptions:
+        return MaskingOptions(
+            max_predictions_per_seq=self.max_predictions_per_seq,
+            masked_lm_prob=self.masked_lm_prob,
+            ngram=self.ngram,
+            favor_shorter_ngram=self.favor_shorter_ngram,
+            do_whole_word_mask=self.do_whole_word_mask,
+        )
+
+    def shard_paths(self) -> list[str]:
+        if self.output_file is not None:
+            return [path.strip() for path in self.output_file.split(",") if path.strip()]
+        count = self.num_output_shards
+        return [
+            os.path.join(self.output_dir, f"part-{index:05d}-of-{count:05d}.tfrecord")
+            for index in range(count)
+        ]
+
+    def manifest_path(self) -> str:
+        if self.output_dir is not None:
+            return os.path.join(self.output_dir, MANIFEST_NAME)
+        return self.shard_paths()[0] + ".manifest.json"
+
+
+def prediction_budget_warning(
+    max_seq_length: int, max_predictions_per_seq: int, masked_lm_prob: float
+) -> str | None:
+    """A warning when the cap makes full-length sequences mask less than `masked_lm_prob`.
+
+    Example:
+        >>> prediction_budget_warning(512, 20, 0.15)[:40]
+        'max_predictions_per_seq=20 caps masking '
+    """
+    wanted = max(1, round(max_seq_length * masked_lm_prob))
+    if max_predictions_per_seq >= wanted:
+        return None
+    return (
+        f"max_predictions_per_seq={max_predictions_per_seq} caps masking at "
+        f"{max_predictions_per_seq / max_seq_length:.1%} of a full {max_seq_length}-piece "
+        f"sequence instead of masked_lm_prob={masked_lm_prob:.0%} ({wanted} pieces); raise "
+        f"it to {wanted} to mask {masked_lm_prob:.0%}."
+    )
+
+
+class BuildStatistics:
+    """Counts summed over batches; `as_dict` goes into the manifest."""
+
+    def __init__(self, ngram: int):
+        self.counts: collections.Counter = collections.Counter()
+        self.ngram_counts = np.zeros(ngram + 1, dtype=np.int64)
+        self.replacement_counts = np.zeros(3, dtype=np.int64)
+
+    def add(self, batch_statistics: dict) -> None:
+        for key, value in batch_statistics.items():
+            if key == "ngram_counts":
+                self.ngram_counts += value
+            elif key == "replacement_counts":
+                self.replacement_counts += value
+            else:
+                self.counts[key] += int(value)
+
+    def as_dict(self) -> dict:
+        counts = dict(self.counts)
+        instances = max(counts.get("instances", 0), 1)
+        masked = max(int(self.replacement_counts.sum()), 1)
+        ngrams = max(int(self.ngram_counts[1:].sum()), 1)
+        return {
+            **counts,
+            "share_full_length": counts.get("full_length", 0) / instances,
+            "masked_share_of_real_tokens": masked / max(counts.get("real_tokens", 0), 1),
+            "replacement_mask_kept_random": (self.replacement_counts / masked).tolist(),
+            "masked_ngram_words_share": {
+                str(n): float(self.ngram_counts[n] / ngrams)
+                for n in range(1, len(self.ngram_counts))
+            },
+            "label_1_share": counts.get("label_1", 0) / instances,
+        }
+
+
+def _batch_seed(random_seed: int, dupe: int, batch_index: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence([random_seed, dupe, batch_index])
+
+
+def process_document_batch(
+    encoder: SentenceEncoder,
+    options: BuilderOptions,
+    documents: list[Document],
+    dupe: int,
+    batch_index: int,
+) -> tuple[list[bytes], np.ndarray, dict]:
+    """One batch of documents -> (framed TFRecords in random order, their shards, counts)."""
+    seed = _batch_seed(options.random_seed, dupe, batch_index)
+    python_seed, numpy_seed = seed.spawn(2)
+    rng = random.Random(int(python_seed.generate_state(1)[0]))
+    np_rng = np.random.default_rng(numpy_seed)
+    instance_options = options.instance_options()
+    batch = tokenize_documents(encoder, documents, instance_options.max_num_tokens)
+    statistics = {"documents": batch.num_documents, "split_sentences": batch.split_sentences}
+    if batch.num_documents == 0:
+        return [], np.zeros(0, dtype=np.int64), statistics
+    word_start = encoder.word_start_mask
+    pairs = build_segment_pairs(batch, instance_options, rng, np_rng, word_start)
+    statistics["skipped_chunks"] = pairs.skipped_chunks
+    if len(pairs) == 0:
+        return [], np.zeros(0, dtype=np.int64), statistics
+    features = assemble_instances(
+        batch.token_ids, pairs, options.max_seq_length, encoder.cls_id, encoder.sep_id, word_start
+    )
+    masked = mask_instances(
+        features,
+        options.masking_options(),
+        encoder.cls_id,
+        encoder.sep_id,
+        encoder.mask_id,
+        encoder.normal_piece_ids,
+        np_rng,
+    )
+    real_tokens = features["input_mask"].sum(axis=1)
+    features.update(
+        input_ids=masked.input_ids,
+        masked_lm_positions=masked.positions,
+        masked_lm_ids=masked.label_ids,
+        masked_lm_weights=masked.weights,
+        next_sentence_labels=pairs.labels[:, None],
+    )
+    order = np_rng.permutation(len(pairs))
+    records = frame_buffer(*serialize_examples_buffer({k: v[order] for k, v in features.items()}))
+    shards = np_rng.integers(0, options.num_output_shards, size=len(records))
+    statistics.update(
+        instances=len(pairs),
+        real_tokens=int(real_tokens.sum()),
+        full_length=int((real_tokens == options.max_seq_length).sum()),
+        label_1=int(pairs.labels.sum()),
+        ngram_counts=masked.ngram_counts,
+        replacement_counts=masked.replacement_counts,
+    )
+    return records, shards, statistics
+
+
+def document_batches(options: BuilderOptions) -> Iterator[list[Document]]:
+    """The input's documents in batches of about `batch_characters` characters."""
+    batch: list[Document] = []
+    characters = 0
+    for document in read_documents(
+        options.input_file, options.input_format, options.on_decode_error
+    ):
+        batch.append(document)
+        characters += sum(map(len, document.sentences))
+        if characters >= options.batch_characters:
+            yield batch
+            batch, characters = [], 0
+    if batch:
+        yield batch
+
+
+_worker_encoder: SentenceEncoder | None = None
+_worker_options: BuilderOptions | None = None
+
+
+def _init_worker(options: BuilderOptions) -> None:
+    global _worker_encoder, _worker_options
+    _worker_options = options
+    _worker_encoder = SentenceEncoder(options.spm_model_file, options.do_lower_case, num_threads=1)
+
+
+def _run_in_worker(task):
+    documents, dupe, batch_index = task
+    return process_document_batch(_worker_encoder, _worker_options, documents, dupe, batch_index)
+
+
+def _tasks(options: BuilderOptions) -> Iterator[tuple[list[Document], int, int]]:
+    for dupe in range(options.dupe_factor):  # one streaming pass over the input per dupe
+        for batch_index, documents in enumerate(document_batches(options)):
+            yield documents, dupe, batch_index
+
+
+def _results(options: BuilderOptions, encoder: SentenceEncoder) -> Iterator[tuple]:
+    """Batch results in input order; up to 2 * parallelism batches in flight."""
+    if options.parallelism == 1:
+        for documents, dupe, batch_index in _tasks(options):
+            yield process_document_batch(encoder, options, documents, dupe, batch_index)
+        return
+    context = multiprocessing.get_context("spawn")  # fork is unsafe once TF threads exist
+    with context.Pool(options.parallelism, _init_worker, (options,)) as pool:
+        pending: collections.deque = collections.deque()
+        for task in _tasks(options):
+            pending.append(pool.apply_async(_run_in_worker, (task,)))
+            if len(pending) >= 2 * options.parallelism:
+                yield pending.popleft().get()
+        while pending:
+            yield pending.popleft().get()
+
+
+class _ShuffleBuffers:
+    """A bounded shuffle buffer per shard, in front of the shard writer."""
+
+    def __init__(self, writer: RecordShardWriter, size_per_shard: int, seed: int):
+        self.writer = writer
+        self.size = max(1, size_per_shard)
+        self.buffers: list[list[bytes]] = [[] for _ in writer.paths]
+        self.rng = random.Random(seed)
+
+    def add(self, shard: int, record: bytes) -> None:
+        buffer = self.buffers[shard]
+        if len(buffer) < self.size:
+            buffer.append(record)
+            return
+        slot = self.rng.randrange(self.size)
+        self.writer.write(shard, buffer[slot])
+        buffer[slot] = record
+
+    def flush(self) -> None:
+        for shard, buffer in enumerate(self.buffers):
+            self.rng.shuffle(buffer)
+            for record in buffer:
+                self.writer.write(shard, record)
+            buffer.clear()
+
+
+def _check_output(options: BuilderOptions) -> None:
+    existing = [p for p in [*options.shard_paths(), options.manifest_path()] if os.path.exists(p)]
+    if options.output_dir is not None:
+        existing += glob.glob(os.path.join(options.output_dir, "part-*.tfrecord"))
+    if existing and not options.overwrite:
+        raise FileExistsError(
+            f"Output already exists ({sorted(set(existing))[0]} ...); pass --overwrite to "
+            "replace it or choose another output."
+        )
+
+
+def _remove_previous_output(options: BuilderOptions) -> None:
+    """With overwrite: the old manifest and shards go before the new shards get their names."""
+    stale = [options.manifest_path()]
+    if options.output_dir is not None:
+        stale += glob.glob(os.path.join(options.output_dir, "part-*.tfrecord"))
+    for path in stale:
+        if os.path.exists(path):
+            os.remove(path)
+
+
+def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30.0) -> dict:
+    """Builds the pretraining TFRecords described by `options`; returns the manifest.
+
+    Raises:
+        InputError: bad input (message names file and line); nothing is left behind.
+        FileExistsError: the output exists and `overwrite` is False.
+    """
+    _check_output(options)
+    warning = prediction_budget_warning(
+        options.max_seq_length, options.max_predictions_per_seq, options.masked_lm_prob
+    )
+    if warning:
+        logging.warning(warning)
+    encoder = SentenceEncoder(options.spm_model_file, options.do_lower_case, num_threads=1)
+    paths = options.shard_paths()
+    for directory in {os.path.dirname(os.path.abspath(path)) for path in paths}:
+        os.makedirs(directory, exist_ok=True)
+    statistics = BuildStatistics(options.ngram)
+    start = last_report = time.monotonic()
+    writer = RecordShardWriter(paths)
+    try:
+        buffers = _ShuffleBuffers(
+            writer, options.shuffle_buffer_size // len(paths), options.random_seed
+        )
+        for records, shards, batch_statistics in _results(options, encoder):
+            for record, shard in zip(records, shards.tolist(), strict=True):
+                buffers.add(shard, record)
+            statistics.add(batch_statistics)
+            if time.monotonic() - last_report > progress_seconds:
+                last_report = time.monotonic()
+                logging.info(
+                    "%d documents, %d instances, %.0f instances/s",
+                    statistics.counts["documents"],
+                    statistics.counts["instances"],
+                    statistics.counts["instances"] / (last_report - start),
+                )
+        buffers.flush()
+        if statistics.counts["instances"] == 0:
+            raise ValueError(
+                f"{options.input_file}: no instance could be built (documents too short?)."
+            )
+        _remove_previous_output(options)
+        writer.commit()
+    except BaseException:
+        writer.abort()
+        raise
+    manifest = {
+        "options": dataclasses.asdict(options),
+        "tokenizer_sha256": encoder.model_sha256,
+        "vocab_size": encoder.vocab_size,
+        "shards": [
+            {"path": os.path.basename(p), "instances": c}
+            for p, c in zip(paths, writer.counts, strict=True)
+        ],
+        "statistics": statistics.as_dict(),
+        "seconds": time.monotonic() - start,
+    }
+    manifest_path = options.manifest_path()
+    with open(manifest_path + ".incomplete", "w", encoding="utf-8") as handle:
+        json.dump(manifest, handle, indent=2, sort_keys=True)
+    os.replace(manifest_path + ".incomplete", manifest_path)
+    return manifest

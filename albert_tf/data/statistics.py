@@ -1,0 +1,131 @@
+"""Statistics of pretraining TFRecords (ours or the original's), to compare data sets.
+
+Reads the original schema and reports: instance count, length histogram and share at full
+length, masked share of real pieces, [MASK] / kept / random shares, masked n-gram lengths
+in words, and the SOP/NSP label balance.
+
+N-gram lengths are read back from the records: a run of consecutive masked whole words
+(`token_boundary` marks word starts). Two n-grams that happen to touch read as one longer
+run, so this distribution is shifted towards longer runs relative to the sampled n.
+
+Example:
+    >>> stats = pretraining_data_statistics(["/tmp/pretrain/part-00000-of-00001.tfrecord"])
+    >>> round(stats["masked_share_of_real_tokens"], 2)
+    0.15
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+
+def _accumulate(counts: collections.Counter, runs: collections.Counter, batch, mask_id: int):
+    input_ids = batch["input_ids"]
+    real = batch["input_mask"].astype(bool)
+    lengths = real.sum(axis=1)
+    weights = batch["masked_lm_weights"] > 0
+    positions = batch["masked_lm_positions"]
+    labels = batch["masked_lm_ids"]
+    rows = np.repeat(np.arange(len(input_ids)), weights.shape[1]).reshape(weights.shape)
+    at_position = input_ids[rows, positions]
+    counts["instances"] += len(input_ids)
+    counts["real_tokens"] += int(lengths.sum())
+    counts["full_length"] += int((lengths == input_ids.shape[1]).sum())
+    counts["masked"] += int(weights.sum())
+    counts["sum_instance_masked_share_ppm"] += int(1e6 * (weights.sum(axis=1) / lengths).sum())
+    counts["replaced_mask"] += int((weights & (at_position == mask_id)).sum())
+    counts["kept"] += int((weights & (at_position != mask_id) & (at_position == labels)).sum())
+    counts["label_1"] += int((batch["next_sentence_labels"][:, 0] == 1).sum())
+    counts["segment_b_tokens"] += int(batch["segment_ids"].sum())
+    for length in lengths.tolist():
+        counts[f"length_{length}"] += 1
+    masked = np.zeros(input_ids.shape, dtype=bool)
+    masked[rows[weights], positions[weights]] = True
+    starts = masked & batch["token_boundary"].astype(bool)
+    previous = np.concatenate([np.zeros((len(masked), 1), bool), masked[:, :-1]], axis=1)
+    run_start = (starts & ~previous)[starts]
+    run_id = np.cumsum(run_start)
+    for length, number in collections.Counter(np.bincount(run_id)[1:].tolist()).items():
+        runs[length] += number
+
+
+def pretraining_data_statistics(paths: list[str], mask_id: int = 4, batch_size: int = 1024) -> dict:
+    """Statistics of TFRecord files in the pretraining schema (lengths read from the data).
+
+    Args:
+        paths: TFRecord files.
+        mask_id: id of [MASK] (4 in the ALBERT layout), to tell [MASK] / kept / random.
+        batch_size: records parsed at a time.
+    """
+    import tensorflow as tf
+
+    from albert_tf.data.records import pretraining_feature_spec
+
+    first = tf.train.Example.FromString(next(iter(tf.data.TFRecordDataset(paths[:1]))).numpy())
+    max_seq_length = len(first.features.feature["input_ids"].int64_list.value)
+    predictions = len(first.features.feature["masked_lm_positions"].int64_list.value)
+    spec = pretraining_feature_spec(max_seq_length, predictions)
+    dataset = (
+        tf.data.TFRecordDataset(paths)
+        .batch(batch_size)
+        .map(lambda records: tf.io.parse_example(records, spec))
+    )
+    counts: collections.Counter = collections.Counter()
+    runs: collections.Counter = collections.Counter()
+    for batch in dataset.as_numpy_iterator():
+        _accumulate(counts, runs, batch, mask_id)
+    instances = max(counts["instances"], 1)
+    masked = max(counts["masked"], 1)
+    total_runs = max(sum(runs.values()), 1)
+    histogram = {
+        int(key.split("_")[1]): value for key, value in counts.items() if key.startswith("length_")
+    }
+    return {
+        "max_seq_length": max_seq_length,
+        "max_predictions_per_seq": predictions,
+        "instances": counts["instances"],
+        "share_full_length": counts["full_length"] / instances,
+        "mean_length": counts["real_tokens"] / instances,
+        "length_histogram": dict(sorted(histogram.items())),
+        "masked_share_of_real_tokens": counts["masked"] / max(counts["real_tokens"], 1),
+        "mean_instance_masked_share": counts["sum_instance_masked_share_ppm"] / 1e6 / instances,
+        "mask_kept_random_shares": [
+            counts["replaced_mask"] / masked,
+            counts["kept"] / masked,
+            (counts["masked"] - counts["replaced_mask"] - counts["kept"]) / masked,
+        ],
+        "masked_run_words_shares": {n: runs[n] / total_runs for n in sorted(runs)},
+        "label_1_share": counts["label_1"] / instances,
+    }
+
+
+def format_statistics(stats: dict, bins: int = 8) -> str:
+    """A readable report of `pretraining_data_statistics`."""
+    length = stats["max_seq_length"]
+    edges = np.linspace(0, length, bins + 1).astype(int)
+    histogram = np.zeros(bins, dtype=np.int64)
+    for value, number in stats["length_histogram"].items():
+        histogram[min(np.searchsorted(edges, value, side="right") - 1, bins - 1)] += number
+    total = max(stats["instances"], 1)
+    mask, kept, rand = stats["mask_kept_random_shares"]
+    runs = " / ".join(f"{n}: {share:.1%}" for n, share in stats["masked_run_words_shares"].items())
+    lines = [
+        f"instances                       {stats['instances']}",
+        f"max_seq_length / predictions    {length} / {stats['max_predictions_per_seq']}",
+        f"share at full length            {stats['share_full_length']:.1%}",
+        f"mean length                     {stats['mean_length']:.1f}",
+        f"masked share of real tokens     {stats['masked_share_of_real_tokens']:.1%}",
+        f"  mean over instances           {stats['mean_instance_masked_share']:.1%}",
+        f"[MASK] / kept / random          {mask:.1%} / {kept:.1%} / {rand:.1%}",
+        f"masked runs, in words           {runs}",
+        f"label 1 (SOP swapped / NSP)     {stats['label_1_share']:.1%}",
+        "length histogram:",
+    ]
+    for index in range(bins):
+        share = histogram[index] / total
+        lines.append(
+            f"  [{edges[index]:4d}, {edges[index + 1]:4d}]  {share:6.1%}  " + "#" * int(50 * share)
+        )
+    return "\n".join(lines)

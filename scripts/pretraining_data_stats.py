@@ -1,0 +1,37 @@
+"""Prints statistics of pretraining TFRecords (ours or the original script's).
+
+    python scripts/pretraining_data_stats.py --input_file='/tmp/pretrain/part-*' \
+        --spm_model_file=/tmp/spm.model
+"""
+
+from __future__ import annotations
+
+import json
+
+from absl import app, flags
+
+from albert_tf.data.documents import expand_input_patterns
+from albert_tf.data.statistics import format_statistics, pretraining_data_statistics
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("input_file", None, "TFRecord files: comma-separated globs.")
+flags.DEFINE_string("spm_model_file", None, "SentencePiece model, for the [MASK] id.")
+flags.DEFINE_integer("mask_id", 4, "[MASK] id when no --spm_model_file is given.")
+flags.DEFINE_bool("json", False, "Print JSON instead of a table.")
+
+
+def main(argv):
+    del argv
+    mask_id = FLAGS.mask_id
+    if FLAGS.spm_model_file:
+        import sentencepiece as spm
+
+        mask_id = spm.SentencePieceProcessor(model_file=FLAGS.spm_model_file).piece_to_id("[MASK]")
+    paths = [p for p in expand_input_patterns(FLAGS.input_file) if not p.endswith(".json")]
+    stats = pretraining_data_statistics(paths, mask_id=mask_id)
+    print(json.dumps(stats, indent=2, default=str) if FLAGS.json else format_statistics(stats))
+
+
+if __name__ == "__main__":
+    flags.mark_flags_as_required(["input_file"])
+    app.run(main)

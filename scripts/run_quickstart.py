@@ -1,0 +1,182 @@
+"""The whole albert_tf pipeline on the embedded sample corpus, in a few minutes on a CPU.
+
+text -> SentencePiece tokenizer -> SOP/n-gram TFRecords -> pretraining with
+evaluation -> SavedModel export -> a query against the SavedModel.
+
+  python scripts/run_quickstart.py --workdir runs/quickstart
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+from absl import app, flags, logging
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("workdir", "runs/quickstart", "Where every output goes (replaced if present).")
+flags.DEFINE_string(
+    "input_file", os.path.join(REPO_ROOT, "data", "sample.txt"), "Corpus in the original format."
+)
+flags.DEFINE_integer("eval_documents", 4, "Last documents of the corpus held out for evaluation.")
+flags.DEFINE_integer("vocab_size", 2000, "SentencePiece vocabulary size.")
+flags.DEFINE_integer("max_seq_length", 64, "Sequence length of the pretraining records.")
+flags.DEFINE_integer("max_predictions_per_seq", 10, "Masked positions per sequence.")
+flags.DEFINE_integer("dupe_factor", 4, "Passes over the corpus with different masks.")
+flags.DEFINE_integer("num_train_steps", 600, "Pretraining steps.")
+flags.DEFINE_integer("train_batch_size", 32, "Pretraining batch size.")
+flags.DEFINE_float("learning_rate", 3e-3, "Peak LAMB learning rate.")
+flags.DEFINE_string("precision", "float32", "float32 | mixed_bfloat16 | mixed_float16.")
+
+
+def _step(title: str):
+    print(f"\n=== {title}", flush=True)
+    return time.perf_counter()
+
+
+def _done(start: float, what: str) -> None:
+    print(f"    {what} ({time.perf_counter() - start:.1f} s)", flush=True)
+
+
+def split_corpus(input_file: str, eval_documents: int, workdir: str) -> tuple[str, str]:
+    """Writes the corpus's last `eval_documents` documents to eval.txt, the rest to train.txt."""
+    with open(input_file, encoding="utf-8") as f:
+        documents = [d.strip("\n") for d in f.read().split("\n\n") if d.strip()]
+    if len(documents) <= eval_documents:
+        raise ValueError(
+            f"{input_file}: {len(documents)} documents; need more than --eval_documents="
+            f"{eval_documents} to hold some out for evaluation."
+        )
+    paths = []
+    for name, part in (
+        ("train.txt", documents[:-eval_documents]),
+        ("eval.txt", documents[-eval_documents:]),
+    ):
+        path = os.path.join(workdir, "text", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n\n".join(part) + "\n")
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+def main(argv: list[str]) -> None:
+    del argv
+    # Imported here so that --help answers without loading TensorFlow.
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
+
+    from albert_tf.config import AlbertConfig
+    from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+    from albert_tf.export.saved_model import export_saved_model
+    from albert_tf.tokenization.train import train_sentencepiece
+    from albert_tf.training.pretrain import train_and_evaluate
+    from albert_tf.training.pretrain_config import PretrainConfig
+
+    total = time.perf_counter()
+    workdir = os.path.abspath(FLAGS.workdir)
+    if os.path.exists(workdir):
+        shutil.rmtree(workdir)
+    os.makedirs(workdir)
+    train_txt, eval_txt = split_corpus(FLAGS.input_file, FLAGS.eval_documents, workdir)
+
+    start = _step("1/5 Tokenizer: SentencePiece unigram with the ALBERT id layout")
+    spm_model = train_sentencepiece(
+        [train_txt], os.path.join(workdir, "tokenizer", "spm"), vocab_size=FLAGS.vocab_size
+    )
+    _done(start, f"wrote {spm_model}")
+
+    start = _step("2/5 Pretraining data: SOP pairs with whole-word n-gram masks -> TFRecords")
+    records = {}
+    for split, text, dupe_factor in (
+        ("train", train_txt, FLAGS.dupe_factor),
+        ("eval", eval_txt, 1),
+    ):
+        manifest = build_pretraining_data(
+            BuilderOptions(
+                input_file=text,
+                spm_model_file=spm_model,
+                output_dir=os.path.join(workdir, "records", split),
+                max_seq_length=FLAGS.max_seq_length,
+                max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+                dupe_factor=dupe_factor,
+                num_output_shards=2 if split == "train" else 1,
+            )
+        )
+        records[split] = os.path.join(workdir, "records", split, "*.tfrecord")
+        print(f"    {split}: {manifest['statistics']['instances']} instances in {records[split]}")
+    _done(start, "records written")
+
+    start = _step("3/5 Pretraining a small ALBERT (LAMB, warmup + linear decay) with evaluation")
+    albert_config = AlbertConfig.preset(
+        "albert_tiny", vocab_size=FLAGS.vocab_size, max_position_embeddings=FLAGS.max_seq_length
+    )
+    config_file = os.path.join(workdir, "albert_config.json")
+    albert_config.to_json_file(config_file)
+    pretrain_dir = os.path.join(workdir, "pretrain")
+    metrics = train_and_evaluate(
+        PretrainConfig(
+            input_file=records["train"],
+            eval_file=records["eval"],
+            albert_config_file=config_file,
+            do_train=True,
+            do_eval=True,
+            train_batch_size=FLAGS.train_batch_size,
+            eval_batch_size=32,
+            max_seq_length=FLAGS.max_seq_length,
+            max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+            learning_rate=FLAGS.learning_rate,
+            num_train_steps=FLAGS.num_train_steps,
+            num_warmup_steps=FLAGS.num_train_steps // 10,
+            save_checkpoints_steps=FLAGS.num_train_steps // 3,
+            max_eval_steps=20,
+            log_every_steps=50,
+            precision=FLAGS.precision,
+        ),
+        pretrain_dir,
+    )
+    for name in sorted(k for k in metrics if k.startswith("eval/")):
+        print(f"    {name} = {metrics[name]:.4f}")
+    _done(start, f"checkpoints and encoder.keras in {pretrain_dir}")
+
+    start = _step("4/5 Export: SavedModel with the tokenizer inside the graph")
+    export_dir = os.path.join(workdir, "export")
+    export_saved_model(
+        export_dir,
+        pretrain_dir,  # the latest training checkpoint: encoder and MLM head
+        spm_model,
+        albert_config=config_file,
+        seq_length=FLAGS.max_seq_length,
+    )
+    _done(start, f"wrote {export_dir}")
+
+    start = _step("5/5 Query the SavedModel (needs only tensorflow + tensorflow_text)")
+    served = tf.saved_model.load(export_dir)
+    print(f"    signatures: {sorted(served.signatures)}")
+    sentences = tf.constant(
+        ["The game was released in Japan in 2011.", "The album was released in 2011 in Japan."]
+    )
+    encoded = served.signatures["encode_text"](text_a=sentences)
+    pooled = tf.math.l2_normalize(encoded["pooled_output"], axis=-1)
+    similarity = float(tf.reduce_sum(pooled[0] * pooled[1]))
+    print(
+        f"    encode_text: pooled_output {tuple(encoded['pooled_output'].shape)}, "
+        f"cosine similarity of the two sentences {similarity:.3f}"
+    )
+    filled = served.signatures["fill_mask"](text=tf.constant(["The game was [MASK] in Japan."]))
+    pieces = [p.decode() for p in filled["top_k_pieces"].numpy().reshape(-1)]
+    scores = filled["top_k_scores"].numpy().reshape(-1)
+    print(
+        "    fill_mask 'The game was [MASK] in Japan.': "
+        + ", ".join(f"{p} ({s:.2f})" for p, s in zip(pieces, scores))
+    )
+    _done(start, "queried")
+    print(f"\nDone in {time.perf_counter() - total:.0f} s. Everything is under {workdir}")
+    logging.info("quickstart finished")
+
+
+if __name__ == "__main__":
+    app.run(main)

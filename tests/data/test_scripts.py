@@ -1,0 +1,48 @@
+"""The two scripts, end to end on a slice of data/sample.txt."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO_ROOT
+
+
+def _run(script: str, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    return subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / script), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_create_then_stats(tmp_path, small_corpus, small_model_file):
+    output_dir = tmp_path / "out"
+    flags = [
+        f"--input_file={small_corpus}",
+        f"--output_dir={output_dir}",
+        f"--spm_model_file={small_model_file}",
+        "--vocab_file=unused.vocab",
+        "--max_seq_length=64",
+        "--dupe_factor=1",
+        "--num_output_shards=2",
+    ]
+    created = _run("create_pretraining_data.py", *flags)
+    assert created.returncode == 0, created.stderr
+    manifest = json.loads((output_dir / "manifest.json").read_text())
+    assert manifest["options"]["max_predictions_per_seq"] == 20  # original default
+    refused = _run("create_pretraining_data.py", *flags)
+    assert refused.returncode == 1 and "--overwrite" in refused.stderr
+    stats = _run(
+        "pretraining_data_stats.py",
+        f"--input_file={output_dir}/part-*",
+        f"--spm_model_file={small_model_file}",
+        "--json",
+    )
+    assert stats.returncode == 0, stats.stderr
+    assert json.loads(stats.stdout)["instances"] == manifest["statistics"]["instances"]
