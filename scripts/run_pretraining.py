@@ -53,6 +53,12 @@ flags.DEFINE_integer(
     "gradient_accumulation_steps", 1, "Micro-batches per update (same math, less memory)."
 )
 flags.DEFINE_integer("seed", 12345, "Seeds the initial weights and the data order.")
+flags.DEFINE_bool(
+    "dynamic_masking",
+    False,
+    "Re-draw the whole-word n-gram masks each time a training record is read (needs "
+    "token_boundary in the records).",
+)
 
 
 def main(argv: list[str]) -> None:

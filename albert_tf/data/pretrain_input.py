@@ -6,13 +6,19 @@ Reads records in the original ALBERT schema (ours or those of the original
     files (sorted, sharded per worker, shuffled each epoch) -> repeat
     -> interleave -> shuffle serialized records -> skip consumed batches
     -> batch (drop_remainder: static shapes for TPU/XLA) -> parse -> int32
-    -> prefetch
+    -> [dynamic masking] -> prefetch
 
 The order is a pure function of the file list, the seed and the worker, which
 is what lets training resume at the exact data position: the caller passes
 `start_batch`, the number of batches this pipeline has already handed out,
 and the pipeline skips that many batches' worth of *serialized* records (no
 parsing), see `albert_tf.training.pretrain`.
+
+With `dynamic_masking=True` the whole-word n-gram masks are drawn again each
+time a record is read (`albert_tf.data.dynamic_masking`), keyed by the seed and
+the record's index in the stream (counted before the resume skip): a record
+gets new masks every epoch, and a resumed run sees the masks of the
+interrupted one.
 
 Example:
     >>> dataset = pretrain_dataset(
@@ -32,6 +38,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
+from albert_tf.data.dynamic_masking import MaskFn, dynamic_mask_fn
+from albert_tf.data.masking import MaskingOptions
 from albert_tf.data.records import pretraining_feature_spec
 
 # The features the model and the losses need; `token_boundary` is only read
@@ -47,10 +55,14 @@ MODEL_FEATURES = (
 )
 
 
-def feature_spec(max_seq_length: int, max_predictions_per_seq: int) -> dict[str, Any]:
-    """The `tf.io.parse_example` spec of the schema, restricted to `MODEL_FEATURES`."""
+def feature_spec(
+    max_seq_length: int, max_predictions_per_seq: int, with_token_boundary: bool = False
+) -> dict[str, Any]:
+    """The `tf.io.parse_example` spec of the schema, restricted to `MODEL_FEATURES`
+    (and `token_boundary` when asked: dynamic masking reads it)."""
     spec = pretraining_feature_spec(max_seq_length, max_predictions_per_seq)
-    return {name: spec[name] for name in MODEL_FEATURES}
+    names = MODEL_FEATURES + (("token_boundary",) if with_token_boundary else ())
+    return {name: spec[name] for name in names}
 
 
 def expand_file_patterns(file_patterns: str | Sequence[str]) -> list[str]:
@@ -87,6 +99,9 @@ def pretrain_dataset(
     start_batch: int = 0,
     shuffle_buffer_size: int = 10_000,
     cycle_length: int = 8,
+    dynamic_masking: bool = False,
+    vocab_size: int | None = None,
+    masking_options: MaskingOptions | None = None,
 ) -> tf.data.Dataset:
     """Batches of pretraining features for one input pipeline (one worker).
 
@@ -104,6 +119,12 @@ def pretrain_dataset(
         skipped without parsing (resuming at the checkpointed data position).
       shuffle_buffer_size: records in the shuffle buffer.
       cycle_length: files read in parallel.
+      dynamic_masking: re-draw the masks each time a record is read (needs
+        `token_boundary` in the records and `vocab_size`).
+      vocab_size: the model's vocabulary (random replacements stay below it).
+      masking_options: masked_lm_prob, ngram, ... of the re-drawn masks;
+        default `MaskingOptions(max_predictions_per_seq=...)` (the original's
+        flag defaults). Its `max_predictions_per_seq` must match.
 
     Returns:
       A dataset of dicts of `MODEL_FEATURES`: int32 tensors (float32 weights)
@@ -118,7 +139,12 @@ def pretrain_dataset(
         if input_context
         else global_batch_size
     )
-    spec = feature_spec(max_seq_length, max_predictions_per_seq)
+    spec = feature_spec(max_seq_length, max_predictions_per_seq, dynamic_masking)
+    mask = (
+        _dynamic_mask(max_predictions_per_seq, vocab_size, masking_options, seed, pipeline_id)
+        if dynamic_masking
+        else None
+    )
 
     dataset = tf.data.Dataset.from_tensor_slices(files)
     # Whole files per worker when there are enough, records otherwise (below).
@@ -143,15 +169,54 @@ def pretrain_dataset(
         dataset = dataset.shard(num_pipelines, pipeline_id)
     if is_training:
         dataset = dataset.shuffle(shuffle_buffer_size, seed=seed, reshuffle_each_iteration=True)
-        if start_batch:
-            dataset = dataset.skip(start_batch * batch_size)
+    if mask is not None:
+        # Before the skip: a record's masks depend on its place in the whole stream.
+        dataset = dataset.enumerate()
+    if is_training and start_batch:
+        dataset = dataset.skip(start_batch * batch_size)
     dataset = dataset.batch(batch_size, drop_remainder=True)
+
+    def parse(records: tf.Tensor) -> dict[str, tf.Tensor]:
+        return _parse_batch(records, spec)
+
+    def parse_and_mask(indices: tf.Tensor, records: tf.Tensor) -> dict[str, tf.Tensor]:
+        # One key per batch (its first record's index): one set of random draws for it.
+        return mask(indices[0], parse(records))
+
     dataset = dataset.map(
-        lambda records: _parse_batch(records, spec),
+        parse if mask is None else parse_and_mask,
         num_parallel_calls=tf.data.AUTOTUNE,
         deterministic=True,
     )
     return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def _dynamic_mask(
+    max_predictions_per_seq: int,
+    vocab_size: int | None,
+    options: MaskingOptions | None,
+    seed: int,
+    pipeline_id: int,
+) -> MaskFn:
+    """The masking function of `pretrain_dataset(dynamic_masking=True)`, checked."""
+    if vocab_size is None:
+        raise ValueError("pretrain_dataset: dynamic_masking needs vocab_size (the model's).")
+    options = options or MaskingOptions(max_predictions_per_seq=max_predictions_per_seq)
+    if options.max_predictions_per_seq != max_predictions_per_seq:
+        raise ValueError(
+            f"pretrain_dataset: masking_options.max_predictions_per_seq "
+            f"({options.max_predictions_per_seq}) != max_predictions_per_seq "
+            f"({max_predictions_per_seq})."
+        )
+    return dynamic_mask_fn(
+        max_predictions_per_seq,
+        options.masked_lm_prob,
+        options.ngram,
+        vocab_size,
+        seed=(seed, pipeline_id),
+        favor_shorter_ngram=options.favor_shorter_ngram,
+        do_whole_word_mask=options.do_whole_word_mask,
+    )
 
 
 def _parse_batch(
@@ -173,12 +238,14 @@ def check_records(
     max_predictions_per_seq: int,
     vocab_size: int,
     num_records: int = 16,
+    require_token_boundary: bool = False,
 ) -> None:
     """Checks that the first records of the first file fit the model; raises `ValueError`.
 
     Catches the usual mistakes before any graph is built: records written with
     another `max_seq_length` or `max_predictions_per_seq`, a vocabulary larger
     than the model's, or a file that is not a TFRecord of `tf.train.Example`.
+    `require_token_boundary`: also needs `token_boundary` (dynamic masking).
     """
     path = expand_file_patterns(file_patterns)[0]
     try:
@@ -189,7 +256,8 @@ def check_records(
         ) from e
     if not records:
         raise ValueError(f"{path}: holds no records.")
-    expected = {name: s.shape[0] for name, s in feature_spec(max_seq_length, 1).items()}
+    spec = feature_spec(max_seq_length, 1, with_token_boundary=require_token_boundary)
+    expected = {name: s.shape[0] for name, s in spec.items()}
     expected.update(
         masked_lm_positions=max_predictions_per_seq,
         masked_lm_ids=max_predictions_per_seq,

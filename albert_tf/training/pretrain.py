@@ -121,6 +121,7 @@ def _check_config(config: PretrainConfig, albert_config: AlbertConfig) -> None:
                     config.max_seq_length,
                     config.max_predictions_per_seq,
                     albert_config.vocab_size,
+                    require_token_boundary=config.dynamic_masking and name == "input_file",
                 )
             except ValueError as e:
                 raise ValueError(f"--{name}: {e}") from e
@@ -230,6 +231,8 @@ class _Run:
             seed=config.seed,
             start_batch=self.step * batches_per_step,
             shuffle_buffer_size=config.shuffle_buffer_size,
+            dynamic_masking=config.dynamic_masking,
+            vocab_size=self.albert_config.vocab_size,
         )
 
     def _is_event_step(self) -> bool:
@@ -325,7 +328,7 @@ class _Run:
             return
         with tf.io.gfile.GFile(path) as f:
             previous = json.load(f)
-        for name in ("input_file", "train_batch_size", "seed", "strategy"):
+        for name in ("input_file", "train_batch_size", "seed", "strategy", "dynamic_masking"):
             if previous.get(name) != getattr(self.config, name):
                 logging.warning(
                     "%s changed since the checkpoint (%r -> %r): the data order after "

@@ -57,6 +57,9 @@ class PretrainConfig:
     gradient_accumulation_steps: int = 1
     seed: int = 12345
     shuffle_buffer_size: int = 10_000
+    # Re-draw the whole-word n-gram masks every time a training record is read
+    # (original flag defaults: masked_lm_prob 0.15, ngram 3); eval keeps the records' masks.
+    dynamic_masking: bool = False
 
     def __post_init__(self) -> None:
         choices = {

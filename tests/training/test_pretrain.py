@@ -166,6 +166,22 @@ def test_mixed_precision_trains_with_finite_loss(base_config, tmp_path, precisio
     assert keras.saving.load_model(str(tmp_path / "encoder.keras")).count_params() > 0
 
 
+def test_dynamic_masking_trains_on_masks_drawn_in_the_pipeline(base_config, tmp_path, monkeypatch):
+    calls, make_dataset = [], pretrain.pretrain_dataset
+
+    def recording_dataset(*args, **kwargs):
+        calls.append(kwargs)
+        return make_dataset(*args, **kwargs)
+
+    monkeypatch.setattr(pretrain, "pretrain_dataset", recording_dataset)
+    config = base_config.replace(dynamic_masking=True, num_train_steps=2, save_checkpoints_steps=2)
+    metrics = train_and_evaluate(config, str(tmp_path))
+    assert np.isfinite(metrics["train/loss"]) and metrics["train/loss"] > 0
+    training = [call for call in calls if call["is_training"]]
+    assert training and all(c["dynamic_masking"] and c["vocab_size"] == 64 for c in training)
+    assert '"dynamic_masking": true' in (tmp_path / "pretrain_config.json").read_text()
+
+
 def test_tpu_strategy_without_tpu_says_so(base_config, tmp_path):
     with pytest.raises(RuntimeError, match="No TPU is reachable"):
         train_and_evaluate(base_config.replace(strategy="tpu"), str(tmp_path))
