@@ -191,8 +191,14 @@ def mask_instances(
     num_rows = input_ids.shape[0]
     real = features["input_mask"].astype(bool)
     candidate = real & (input_ids != cls_id) & (input_ids != sep_id)
+    # A candidate right after a non-candidate ([CLS], [SEP]) always starts a word,
+    # even if `token_boundary` says otherwise (records cut at the front by others).
+    previous_candidate = np.zeros_like(candidate)
+    previous_candidate[:, 1:] = candidate[:, :-1]
     starts = candidate & (
-        features["token_boundary"].astype(bool) | (not options.do_whole_word_mask)
+        features["token_boundary"].astype(bool)
+        | ~previous_candidate
+        | (not options.do_whole_word_mask)
     )
     word_number, num_words, width, word_pieces, word_segment = _word_table(
         candidate, starts, features["segment_ids"]

@@ -130,3 +130,21 @@ def test_probabilities():
     np.testing.assert_allclose(
         MaskingOptions(favor_shorter_ngram=False).ngram_probabilities(), [1 / 3] * 3
     )
+
+
+def test_continuation_piece_after_a_special_starts_a_word():
+    """Records whose segment begins with a continuation piece (token_boundary 0) stay in budget."""
+    rng = np.random.default_rng(0)
+    input_ids = np.array([[2, 10, 11, 12, 3, 13, 14, 15, 3] + [0] * 7] * 64)
+    features = {
+        "input_ids": input_ids,
+        "input_mask": (input_ids > 0).astype(np.int32),
+        "segment_ids": np.array([[0] * 5 + [1] * 4 + [0] * 7] * 64),
+        # No word starts at all after the specials: every piece continues a word.
+        "token_boundary": np.array([[1, 0, 0, 0, 1, 0, 0, 0, 1] + [0] * 7] * 64),
+    }
+    options = MaskingOptions(max_predictions_per_seq=3, masked_lm_prob=0.5)
+    masked = mask_instances(features, options, 2, 3, 4, np.arange(5, 100), rng)
+    weights = masked.weights
+    assert weights.shape == (64, 3)
+    assert (weights.sum(axis=1) <= 3).all() and (weights.sum(axis=1) >= 1).all()
