@@ -10,8 +10,8 @@ import json
 
 from absl import app, flags
 
-from albert_tf.data.documents import expand_input_patterns
 from albert_tf.data.statistics import format_statistics, pretraining_data_statistics
+from albert_tf.file_patterns import expand_file_patterns
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "TFRecord files: comma-separated globs.")
@@ -27,7 +27,7 @@ def main(argv):
         import sentencepiece as spm
 
         mask_id = spm.SentencePieceProcessor(model_file=FLAGS.spm_model_file).piece_to_id("[MASK]")
-    paths = [p for p in expand_input_patterns(FLAGS.input_file) if not p.endswith(".json")]
+    paths = [p for p in expand_file_patterns(FLAGS.input_file) if not p.endswith(".json")]
     stats = pretraining_data_statistics(paths, mask_id=mask_id)
     print(json.dumps(stats, indent=2, default=str) if FLAGS.json else format_statistics(stats))
 

@@ -171,7 +171,7 @@ def main(argv: list[str]) -> None:
     scores = filled["top_k_scores"].numpy().reshape(-1)
     print(
         "    fill_mask 'The game was [MASK] in Japan.': "
-        + ", ".join(f"{p} ({s:.2f})" for p, s in zip(pieces, scores))
+        + ", ".join(f"{p} ({s:.2f})" for p, s in zip(pieces, scores, strict=True))
     )
     _done(start, "queried")
     print(f"\nDone in {time.perf_counter() - total:.0f} s. Everything is under {workdir}")

@@ -12,6 +12,19 @@ REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 SMALL_VOCAB_SIZE = 1000
+# The fine-tuning and export tests assert on this size ("has 300 pieces"); it also keeps the
+# embedding tables of their tiny models small.
+TINY_VOCAB_SIZE = 300
+# A tiny ALBERT over the `tiny_model_file` vocabulary (export and fine-tuning tests).
+TINY_ALBERT = dict(
+    vocab_size=TINY_VOCAB_SIZE,
+    embedding_size=16,
+    hidden_size=32,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=64,
+    max_position_embeddings=64,
+)
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +38,10 @@ def small_model_file(tmp_path_factory) -> str:
     """Path of a 1000-piece lowercased SentencePiece model trained on data/sample.txt (~2 s)."""
     prefix = tmp_path_factory.mktemp("spm") / "sample"
     return train_sentencepiece([str(SAMPLE_TEXT)], str(prefix), vocab_size=SMALL_VOCAB_SIZE)
+
+
+@pytest.fixture(scope="session")
+def tiny_model_file(tmp_path_factory) -> str:
+    """Path of a 300-piece lowercased SentencePiece model trained on data/sample.txt (~1 s)."""
+    prefix = tmp_path_factory.mktemp("spm_tiny") / "sample"
+    return train_sentencepiece([str(SAMPLE_TEXT)], str(prefix), vocab_size=TINY_VOCAB_SIZE)

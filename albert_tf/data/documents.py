@@ -21,11 +21,12 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import glob
 import logging
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
+
+from albert_tf.file_patterns import expand_file_patterns
 
 INPUT_FORMATS = ("text", "wikitext")
 DECODE_ERROR_MODES = ("strict", "replace")
@@ -56,34 +57,6 @@ class Document:
     sentences: tuple[str, ...]
     source: str
     line: int
-
-
-def expand_input_patterns(patterns: str | Sequence[str]) -> list[str]:
-    """Expands comma-separated globs into a sorted file list per pattern (original order kept).
-
-    Raises:
-        InputError: a pattern matches no file, or no pattern is given.
-
-    Example:
-        >>> expand_input_patterns("data/sample.txt")
-        ['data/sample.txt']
-    """
-    if isinstance(patterns, str):
-        patterns = [patterns]
-    files: list[str] = []
-    for pattern in patterns:
-        for part in (p.strip() for p in pattern.split(",")):
-            if not part:
-                continue
-            matches = sorted(glob.glob(part))
-            if not matches:
-                raise InputError(
-                    f"Input pattern {part!r} matches no file (cwd {os.getcwd()}); check the path."
-                )
-            files.extend(matches)
-    if not files:
-        raise InputError("No input file given; pass --input_file (comma-separated globs).")
-    return files
 
 
 def _decoded_lines(path: str, on_decode_error: str) -> Iterator[tuple[int, str]]:
@@ -220,7 +193,7 @@ def read_documents(
     """
     if input_format not in INPUT_FORMATS:
         raise ValueError(f"input_format must be one of {INPUT_FORMATS}, got {input_format!r}.")
-    paths = expand_input_patterns(patterns)
+    paths = expand_file_patterns(patterns, error_type=InputError)
     reader = read_text_documents if input_format == "text" else read_wikitext_documents
     count = 0
     for document in reader(paths, on_decode_error):

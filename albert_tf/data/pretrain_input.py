@@ -41,6 +41,7 @@ import tensorflow as tf
 from albert_tf.data.dynamic_masking import MaskFn, dynamic_mask_fn
 from albert_tf.data.masking import MaskingOptions
 from albert_tf.data.records import pretraining_feature_spec
+from albert_tf.file_patterns import expand_file_patterns
 
 # The features the model and the losses need; `token_boundary` is only read
 # when it is needed (it is absent from some third-party records).
@@ -52,6 +53,10 @@ MODEL_FEATURES = (
     "masked_lm_ids",
     "masked_lm_weights",
     "next_sentence_labels",
+)
+_NO_RECORD_MESSAGE = (
+    "No TFRecord file matches {pattern!r} (cwd {cwd}); check the path (write the records with "
+    "scripts/create_pretraining_data.py)."
 )
 
 
@@ -65,26 +70,16 @@ def feature_spec(
     return {name: spec[name] for name in names}
 
 
-def expand_file_patterns(file_patterns: str | Sequence[str]) -> list[str]:
+def record_files(file_patterns: str | Sequence[str]) -> list[str]:
     """Sorted files matching comma-separated glob patterns (the original flag format).
 
-    Raises a `FileNotFoundError` naming the pattern that matched nothing.
+    Sorted over all patterns and without repeats, so the data order depends only on the files
+    (`tf.io.gfile.glob`: also `gs://` paths). Raises a `FileNotFoundError` naming the pattern
+    that matched nothing.
     """
-    if isinstance(file_patterns, str):
-        file_patterns = [file_patterns]
-    files: list[str] = []
-    for pattern in (p.strip() for item in file_patterns for p in item.split(",")):
-        if not pattern:
-            continue
-        matched = tf.io.gfile.glob(pattern)
-        if not matched:
-            raise FileNotFoundError(
-                f"No TFRecord file matches {pattern!r}; check the path (write the records "
-                "with scripts/create_pretraining_data.py)."
-            )
-        files.extend(matched)
-    if not files:
-        raise FileNotFoundError("No input file pattern was given.")
+    files = expand_file_patterns(
+        file_patterns, glob_fn=tf.io.gfile.glob, no_match_message=_NO_RECORD_MESSAGE
+    )
     return sorted(set(files))
 
 
@@ -131,7 +126,7 @@ def pretrain_dataset(
       of static shape `[per_replica_batch, ...]`; `next_sentence_labels` is
       `[per_replica_batch]`.
     """
-    files = expand_file_patterns(file_patterns)
+    files = record_files(file_patterns)
     num_pipelines = input_context.num_input_pipelines if input_context else 1
     pipeline_id = input_context.input_pipeline_id if input_context else 0
     batch_size = (
@@ -247,7 +242,7 @@ def check_records(
     than the model's, or a file that is not a TFRecord of `tf.train.Example`.
     `require_token_boundary`: also needs `token_boundary` (dynamic masking).
     """
-    path = expand_file_patterns(file_patterns)[0]
+    path = record_files(file_patterns)[0]
     try:
         records = list(tf.data.TFRecordDataset(path).take(num_records).as_numpy_iterator())
     except tf.errors.DataLossError as e:
@@ -309,7 +304,7 @@ def find_unreadable_file(file_patterns: str | Sequence[str]) -> tuple[str, str] 
     TensorFlow's `DataLossError` ("truncated record at 1044") does not name the
     file; the training loop calls this on that error to name it.
     """
-    for path in expand_file_patterns(file_patterns):
+    for path in record_files(file_patterns):
         try:
             for _ in tf.data.TFRecordDataset(path).batch(4096):
                 pass

@@ -53,6 +53,7 @@ from albert_tf.export.serving_module import AlbertServingModule
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.tokenization.model_proto import load_albert_model_proto
+from albert_tf.training.checkpointing import find_checkpoint, read_into
 
 AlbertModel = AlbertEncoder | AlbertPretrainer
 
@@ -86,8 +87,8 @@ def load_albert_model(
             f"{checkpoint}: a training checkpoint needs the albert_config.json it was trained "
             "with (--albert_config_file)."
         )
-    prefix = tf.train.latest_checkpoint(checkpoint) if tf.io.gfile.isdir(checkpoint) else checkpoint
-    if not prefix or not tf.io.gfile.exists(prefix + ".index"):
+    prefix = find_checkpoint(checkpoint)
+    if prefix is None:
         raise FileNotFoundError(
             f"{checkpoint}: no checkpoint found; pass a .keras file, a pretraining workdir with "
             "checkpoints, or a ckpt-N prefix."
@@ -115,15 +116,12 @@ def _load_keras_file(path: str, albert_config: AlbertConfig | None) -> AlbertMod
 
 def _restore_pretrainer(model: AlbertPretrainer, prefix: str) -> None:
     """Restores the pretrainer's variables; every model variable of the checkpoint must be used."""
-    checkpoint = tf.train.Checkpoint(model=model)
-    try:
-        checkpoint.read(prefix).expect_partial().assert_existing_objects_matched()
-    except (AssertionError, ValueError, tf.errors.OpError) as error:
-        raise ValueError(
-            f"{prefix}: the checkpoint does not match the AlbertConfig "
-            f"({type(error).__name__}: {_first_line(error)}). Pass the albert_config.json the "
-            "checkpoint was trained with."
-        ) from error
+    read_into(
+        tf.train.Checkpoint(model=model),
+        prefix,
+        f"{prefix}: the checkpoint does not match the AlbertConfig ({{reason}}). Pass the "
+        "albert_config.json the checkpoint was trained with.",
+    )
     # Restoring only checks that our variables exist in the checkpoint; a checkpoint of a
     # bigger model (e.g. more unshared layers) would also restore. Compare shapes to catch it.
     unused = collections.Counter(_checkpoint_variable_shapes(prefix, "model"))
@@ -168,11 +166,6 @@ def _unique(variables: list) -> list:
 def _config_difference(a: AlbertConfig, b: AlbertConfig) -> str:
     first, second = a.to_dict(), b.to_dict()
     return ", ".join(f"{k}: {first[k]!r} vs {second[k]!r}" for k in first if first[k] != second[k])
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0] if text else ""
 
 
 def export_saved_model(

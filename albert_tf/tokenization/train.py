@@ -19,7 +19,6 @@ will be asked to encode), and the sentence sample is drawn by us, reproducibly f
 
 from __future__ import annotations
 
-import glob
 import os
 import random
 import shutil
@@ -28,6 +27,7 @@ from collections.abc import Iterable, Iterator
 
 import sentencepiece as spm
 
+from albert_tf.file_patterns import expand_file_patterns
 from albert_tf.tokenization.normalize import normalize_text
 
 # Ids 0..4, as in the released ALBERT models.
@@ -35,29 +35,6 @@ PAD_PIECE, UNK_PIECE = "<pad>", "<unk>"
 CONTROL_SYMBOLS = ("[CLS]", "[SEP]", "[MASK]")
 # The original's user-defined symbols (always split off as their own piece), ids 5..12.
 ORIGINAL_USER_SYMBOLS = ("(", ")", '"', "-", ".", "–", "£", "€")
-
-
-def expand_input_files(patterns: Iterable[str]) -> list[str]:
-    """Expands globs (and comma-separated lists of globs); errors on a pattern matching nothing.
-
-    Example:
-        >>> expand_input_files(["data/sample.txt"])
-        ['data/sample.txt']
-    """
-    files = []
-    for pattern in patterns:
-        for part in (p.strip() for p in pattern.split(",")):
-            if not part:
-                continue
-            matches = sorted(glob.glob(part))
-            if not matches:
-                raise FileNotFoundError(
-                    f"Input pattern {part!r} matches no file; check the path (cwd: {os.getcwd()})."
-                )
-            files.extend(matches)
-    if not files:
-        raise ValueError("No input files given.")
-    return files
 
 
 def _normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
@@ -135,7 +112,7 @@ def train_sentencepiece(
         >>> train_sentencepiece(["data/sample.txt"], "/tmp/spm", vocab_size=1000)
         '/tmp/spm.model'
     """
-    files = expand_input_files(input_files)
+    files = expand_file_patterns(input_files)
     sentences = sample_lines(_normalized_lines(files, do_lower_case), sample_size, seed)
     if not sentences:
         raise ValueError(f"Input files {files} contain no text.")

@@ -36,7 +36,7 @@ def restore_latest_readable(
         # Truncated files raise IndexError, missing ones NotFoundError, another
         # model AssertionError: whatever the cause, this checkpoint is unusable.
         except Exception as e:  # noqa: BLE001
-            reason = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0]}"
+            reason = error_summary(e)
             errors.append(f"{path}: {reason}")
             logging.warning(
                 "Checkpoint %s cannot be restored (%s); trying the previous one.", path, reason
@@ -51,6 +51,46 @@ def restore_latest_readable(
             "otherwise move the directory away to start over, or restore it from a backup."
         )
     return None
+
+
+def find_checkpoint(path: str) -> str | None:
+    """The checkpoint prefix `path` names, or None when there is no checkpoint there.
+
+    `path` is a directory (its newest checkpoint, from the `checkpoint` state file) or a
+    `ckpt-N` prefix; either way the prefix's `.index` file must exist.
+
+    Example:
+    >>> find_checkpoint(workdir)  # e.g. workdir + "/ckpt-125000"; None before the first save
+    """
+    prefix = tf.train.latest_checkpoint(path) if tf.io.gfile.isdir(path) else path
+    if not prefix or not tf.io.gfile.exists(prefix + ".index"):
+        return None
+    return prefix
+
+
+def read_into(checkpoint: tf.train.Checkpoint, prefix: str, mismatch_message: str) -> None:
+    """Reads `prefix` into the objects of `checkpoint`, each of which must be found there.
+
+    What the checkpoint holds beyond them (the optimizer, the step) is ignored.
+
+    Raises:
+        ValueError: `mismatch_message`, with `{reason}` replaced by the `error_summary` of the
+            cause, when an object is missing from the checkpoint or has another shape there.
+
+    Example:
+    >>> read_into(tf.train.Checkpoint(model=model), prefix, "{reason}: another config?")
+    """
+    try:
+        checkpoint.read(prefix).expect_partial().assert_existing_objects_matched()
+    except (AssertionError, ValueError, tf.errors.OpError) as error:
+        # Not str.format: the message names paths, which may hold braces.
+        raise ValueError(mismatch_message.replace("{reason}", error_summary(error))) from error
+
+
+def error_summary(error: BaseException) -> str:
+    """`ErrorType: first line of its message`: TensorFlow's restore errors run for pages."""
+    lines = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {lines[0] if lines else ''}"
 
 
 def atomic_write_text(path: str, text: str) -> None:

@@ -78,27 +78,22 @@ def create_optimizer(
         end_learning_rate=end_learning_rate,
         start_warmup_step=start_warmup_step,
     )
-    if name == "lamb":
-        return Lamb(
-            learning_rate=schedule,
-            beta_1=beta_1,
-            beta_2=beta_2,
-            epsilon=epsilon,
-            weight_decay_rate=weight_decay,
-            exclude_from_weight_decay=exclude_from_weight_decay,
-            bias_correction=bias_correction,
-            global_clipnorm=global_clipnorm,
-            gradient_accumulation_steps=gradient_accumulation_steps,
-        )
-    optimizer = keras.optimizers.AdamW(
+    common = dict(
         learning_rate=schedule,
-        weight_decay=weight_decay,
         beta_1=beta_1,
         beta_2=beta_2,
         epsilon=epsilon,
         global_clipnorm=global_clipnorm,
         gradient_accumulation_steps=gradient_accumulation_steps,
     )
+    if name == "lamb":
+        return Lamb(
+            weight_decay_rate=weight_decay,
+            exclude_from_weight_decay=exclude_from_weight_decay,
+            bias_correction=bias_correction,
+            **common,
+        )
+    optimizer = keras.optimizers.AdamW(weight_decay=weight_decay, **common)
     # On the TensorFlow backend AdamW searches these in the tf.Variable name,
     # which is the Keras path plus ":0" (e.g. "encoder/layer_norm/gamma:0").
     optimizer.exclude_from_weight_decay(var_names=list(exclude_from_weight_decay))

@@ -54,7 +54,12 @@ from albert_tf.config import AlbertConfig
 from albert_tf.data.pretrain_input import check_records, find_unreadable_file, pretrain_dataset
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
-from albert_tf.training.checkpointing import atomic_write_text, restore_latest_readable
+from albert_tf.training.checkpointing import (
+    atomic_write_text,
+    find_checkpoint,
+    read_into,
+    restore_latest_readable,
+)
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_step import (
@@ -486,21 +491,18 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> None:
         encoder.set_weights(loaded.get_weights())
         logging.info("Initialized the encoder from %s.", path)
         return
-    prefix = tf.train.latest_checkpoint(path) if tf.io.gfile.isdir(path) else path
-    if not prefix or not tf.io.gfile.exists(prefix + ".index"):
+    prefix = find_checkpoint(path)
+    if prefix is None:
         raise ValueError(
             f"--init_checkpoint {path}: no checkpoint found (expected an encoder.keras file, a "
             "directory of checkpoints, or a ckpt-N prefix). Convert original TF1 ALBERT "
             "checkpoints with the export tools first."
         )
-    reader = tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder))
-    try:
-        reader.read(prefix).expect_partial().assert_existing_objects_matched()
-    except (AssertionError, ValueError, tf.errors.OpError) as e:
-        raise ValueError(
-            f"--init_checkpoint {prefix}: its encoder does not match the model's "
-            f"({type(e).__name__}: {str(e).splitlines()[0]})."
-        ) from e
+    read_into(
+        tf.train.Checkpoint(model=tf.train.Checkpoint(encoder=encoder)),
+        prefix,
+        f"--init_checkpoint {prefix}: its encoder does not match the model's ({{reason}}).",
+    )
     logging.info("Initialized the encoder from %s.", prefix)
 
 

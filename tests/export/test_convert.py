@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pathlib
 import subprocess
 import sys
 
@@ -14,8 +13,8 @@ import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.export.convert import build_model, convert_checkpoint, load_model, save_model
+from tests.conftest import REPO_ROOT
 
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 CONFIG = AlbertConfig(
     vocab_size=50, embedding_size=8, hidden_size=16, num_hidden_layers=4, num_hidden_groups=2,
     inner_group_num=2, num_attention_heads=2, intermediate_size=24, max_position_embeddings=16,

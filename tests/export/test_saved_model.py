@@ -18,12 +18,10 @@ from albert_tf.export.encoder_bundle import load_encoder
 from albert_tf.export.saved_model import export_saved_model, load_albert_model
 from albert_tf.export.text_packing import pack_segments_reference
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
-from albert_tf.tokenization import AlbertTokenizer, train_sentencepiece
+from albert_tf.tokenization import AlbertTokenizer
+from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
 
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"
 VENV_BIN = pathlib.Path(sys.executable).parent
-VOCAB_SIZE = 300
 SEQ_LENGTH = 24
 TOP_K = 3
 LONG_TEXT = " ".join(["the history of the valkyria series continues"] * 20)
@@ -32,27 +30,12 @@ MASKED_TEXTS = ["the [MASK] of the game", "no mask here", "", "[MASK] [mask] two
 
 
 def _tiny_config(**overrides) -> AlbertConfig:
-    values = dict(
-        vocab_size=VOCAB_SIZE,
-        embedding_size=16,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=64,
-    )
-    return AlbertConfig(**{**values, **overrides})
+    return AlbertConfig(**{**TINY_ALBERT, **overrides})
 
 
 @pytest.fixture(scope="module")
-def sm_spm_file(tmp_path_factory) -> str:
-    prefix = tmp_path_factory.mktemp("sm_spm") / "sample"
-    return train_sentencepiece([str(SAMPLE_TEXT)], str(prefix), vocab_size=VOCAB_SIZE)
-
-
-@pytest.fixture(scope="module")
-def sm_tokenizer(sm_spm_file) -> AlbertTokenizer:
-    return AlbertTokenizer(sm_spm_file)
+def sm_tokenizer(tiny_model_file) -> AlbertTokenizer:
+    return AlbertTokenizer(tiny_model_file)
 
 
 @pytest.fixture(scope="module")
@@ -66,10 +49,10 @@ def sm_pretrainer() -> AlbertPretrainer:
 
 
 @pytest.fixture(scope="module")
-def sm_export_dir(tmp_path_factory, sm_pretrainer, sm_spm_file) -> str:
+def sm_export_dir(tmp_path_factory, sm_pretrainer, tiny_model_file) -> str:
     export_dir = str(tmp_path_factory.mktemp("sm_export") / "albert")
     return export_saved_model(
-        export_dir, sm_pretrainer, sm_spm_file, seq_length=SEQ_LENGTH, top_k=TOP_K
+        export_dir, sm_pretrainer, tiny_model_file, seq_length=SEQ_LENGTH, top_k=TOP_K
     )
 
 
@@ -83,7 +66,7 @@ def _keras_encoder_outputs(encoder, inputs):
     return {k: np.asarray(outputs[k]) for k in ("sequence_output", "pooled_output")}
 
 
-def test_signatures_and_attributes(sm_loaded, sm_spm_file, sm_export_dir):
+def test_signatures_and_attributes(sm_loaded, tiny_model_file, sm_export_dir):
     assert set(sm_loaded.signatures) == {
         "serving_default",
         "encode_text",
@@ -102,16 +85,16 @@ def test_signatures_and_attributes(sm_loaded, sm_spm_file, sm_export_dir):
         "text_b",
     }
     assert int(sm_loaded.seq_length) == SEQ_LENGTH and int(sm_loaded.top_k) == TOP_K
-    assert bool(sm_loaded.do_lower_case) and int(sm_loaded.vocab_size) == VOCAB_SIZE
+    assert bool(sm_loaded.do_lower_case) and int(sm_loaded.vocab_size) == TINY_VOCAB_SIZE
     asset_path = sm_loaded.sentencepiece_model_file.asset_path.numpy().decode()
     assert asset_path.startswith(os.path.join(sm_export_dir, "assets"))
-    assert pathlib.Path(asset_path).read_bytes() == pathlib.Path(sm_spm_file).read_bytes()
+    assert pathlib.Path(asset_path).read_bytes() == pathlib.Path(tiny_model_file).read_bytes()
 
 
 def test_serving_default_equals_keras(sm_loaded, sm_pretrainer):
     rng = np.random.default_rng(1)
     inputs = {
-        "input_word_ids": rng.integers(0, VOCAB_SIZE, size=(3, 20)).astype("int32"),
+        "input_word_ids": rng.integers(0, TINY_VOCAB_SIZE, size=(3, 20)).astype("int32"),
         "input_mask": (np.arange(20)[None, :] < np.array([[20], [7], [1]])).astype("int32"),
         "input_type_ids": rng.integers(0, 2, size=(3, 20)).astype("int32"),
     }
@@ -349,23 +332,23 @@ def test_keras_bundle_inside_the_export(sm_export_dir, sm_pretrainer, sm_tokeniz
     assert encoder.trainable_variables and all(g is not None for g in gradients)
 
 
-def test_existing_dir_is_refused(tmp_path, sm_pretrainer, sm_spm_file):
+def test_existing_dir_is_refused(tmp_path, sm_pretrainer, tiny_model_file):
     # Overwriting is tested with the script (tests/export/test_saved_model_script.py).
     export_dir = tmp_path / "albert"
     export_dir.mkdir()
     (export_dir / "old.txt").write_text("old")
     with pytest.raises(FileExistsError, match="--overwrite"):
-        export_saved_model(str(export_dir), sm_pretrainer.encoder, sm_spm_file)
+        export_saved_model(str(export_dir), sm_pretrainer.encoder, tiny_model_file)
     assert os.listdir(export_dir) == ["old.txt"]
 
 
-def test_missing_or_mismatched_tokenizer(tmp_path, sm_pretrainer, sm_spm_file):
+def test_missing_or_mismatched_tokenizer(tmp_path, sm_pretrainer, tiny_model_file):
     export_dir = tmp_path / "albert"
     with pytest.raises(FileNotFoundError, match="missing.model"):
         export_saved_model(str(export_dir), sm_pretrainer, str(tmp_path / "missing.model"))
-    other = AlbertEncoder(_tiny_config(vocab_size=VOCAB_SIZE + 1))
+    other = AlbertEncoder(_tiny_config(vocab_size=TINY_VOCAB_SIZE + 1))
     with pytest.raises(ValueError, match="300 pieces but the encoder's vocab_size is 301"):
-        export_saved_model(str(export_dir), other, sm_spm_file, seq_length=16)
+        export_saved_model(str(export_dir), other, tiny_model_file, seq_length=16)
     assert os.listdir(tmp_path) == []
 
 

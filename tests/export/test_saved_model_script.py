@@ -2,6 +2,7 @@
 
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -11,11 +12,7 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for loadi
 
 from albert_tf.config import AlbertConfig
 from albert_tf.models import AlbertEncoder
-from albert_tf.tokenization import train_sentencepiece
-
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"
-VOCAB_SIZE = 200
+from tests.conftest import REPO_ROOT, TINY_ALBERT
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
@@ -29,21 +26,13 @@ def _run(argv: list[str]) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def script_workdir(tmp_path_factory) -> pathlib.Path:
+def script_workdir(tmp_path_factory, tiny_model_file) -> pathlib.Path:
     """Like a pretraining workdir: encoder.keras, albert_config.json, plus the tokenizer."""
     workdir = tmp_path_factory.mktemp("script_workdir")
-    config = AlbertConfig(
-        vocab_size=VOCAB_SIZE,
-        embedding_size=16,
-        hidden_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=32,
-    )
+    config = AlbertConfig(**{**TINY_ALBERT, "num_hidden_layers": 1, "max_position_embeddings": 32})
     AlbertEncoder(config).save(str(workdir / "encoder.keras"))
     config.to_json_file(workdir / "albert_config.json")
-    train_sentencepiece([str(SAMPLE_TEXT)], str(workdir / "spm"), vocab_size=VOCAB_SIZE)
+    shutil.copyfile(tiny_model_file, workdir / "spm.model")
     return workdir
 
 

@@ -1,4 +1,7 @@
-"""Shared fixtures: a small SentencePiece model, a tiny ALBERT config, tiny GLUE-shaped files."""
+"""Shared fixtures: a tiny ALBERT config, tiny GLUE-shaped files, one tiny fine-tuning run.
+
+The SentencePiece model is `tiny_model_file` of tests/conftest.py (300 pieces).
+"""
 
 from __future__ import annotations
 
@@ -7,32 +10,14 @@ import pathlib
 import pytest
 
 from albert_tf.config import AlbertConfig
-from albert_tf.tokenization.train import train_sentencepiece
+from albert_tf.finetune.finetune_config import FinetuneConfig
+from tests.conftest import SHARED_DATA, TINY_ALBERT
 
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"
-GLUE_DIR = pathlib.Path("/work/shared/data/glue")
-VOCAB_SIZE = 300
+GLUE_DIR = SHARED_DATA / "glue"
 SEQ_LENGTH = 24
-TINY_ALBERT = dict(
-    vocab_size=VOCAB_SIZE,
-    embedding_size=16,
-    hidden_size=32,
-    num_hidden_layers=2,
-    num_attention_heads=2,
-    intermediate_size=64,
-    max_position_embeddings=64,
-)
 
 POSITIVE = ["a gorgeous , witty film", "the best movie of the year", "warm and funny"]
 NEGATIVE = ["a dull , lifeless mess", "boring and far too long", "the worst script ever"]
-
-
-@pytest.fixture(scope="session")
-def spm_model_file(tmp_path_factory) -> str:
-    """A 300-piece lowercased model trained on data/sample.txt."""
-    prefix = tmp_path_factory.mktemp("spm") / "sample"
-    return train_sentencepiece([str(SAMPLE_TEXT)], str(prefix), vocab_size=VOCAB_SIZE)
 
 
 @pytest.fixture(scope="session")
@@ -66,16 +51,13 @@ def sentiment_dir(tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="session")
-def finetuned_run(tmp_path_factory, sentiment_dir, tiny_config_file, spm_model_file):
-    """One tiny SST-2-shaped fine-tuning run with export: (output_dir, results)."""
-    from albert_tf.finetune.finetune_config import FinetuneConfig
-    from albert_tf.finetune.run import run_classifier
-
-    config = FinetuneConfig(
+def tiny_run_config(sentiment_dir, tiny_config_file, tiny_model_file) -> FinetuneConfig:
+    """Train, evaluate and predict the SST-2-shaped task with the tiny model."""
+    return FinetuneConfig(
         task="sst-2",
         data_dir=sentiment_dir,
         albert_config_file=tiny_config_file,
-        spm_model_file=spm_model_file,
+        spm_model_file=tiny_model_file,
         max_seq_length=SEQ_LENGTH,
         train_batch_size=6,
         eval_batch_size=4,
@@ -84,7 +66,13 @@ def finetuned_run(tmp_path_factory, sentiment_dir, tiny_config_file, spm_model_f
         do_train=True,
         do_eval=True,
         do_predict=True,
-        export_saved_model=True,
     )
+
+
+@pytest.fixture(scope="session")
+def finetuned_run(tmp_path_factory, tiny_run_config):
+    """One tiny SST-2-shaped fine-tuning run with export: (output_dir, results)."""
+    from albert_tf.finetune.run import run_classifier
+
     output_dir = str(tmp_path_factory.mktemp("finetuned"))
-    return output_dir, run_classifier(config, output_dir)
+    return output_dir, run_classifier(tiny_run_config.replace(export_saved_model=True), output_dir)

@@ -17,11 +17,11 @@ def test_random_init_needs_a_config(tiny_config, tiny_config_file):
         load_pretrained_encoder(None)
 
 
-def test_keras_file_and_bundle_load_the_same_weights(tmp_path, tiny_config, spm_model_file):
+def test_keras_file_and_bundle_load_the_same_weights(tmp_path, tiny_config, tiny_model_file):
     encoder = AlbertEncoder(tiny_config)
     keras_file = str(tmp_path / "encoder.keras")
     encoder.save(keras_file)
-    bundle = save_encoder_bundle(str(tmp_path / "bundle"), encoder, spm_model_file)
+    bundle = save_encoder_bundle(str(tmp_path / "bundle"), encoder, tiny_model_file)
 
     from_file = load_pretrained_encoder(keras_file)
     assert from_file.spm_model_file is None
@@ -44,12 +44,14 @@ def test_errors(tmp_path, tiny_config):
         load_pretrained_encoder(keras_file, str(other))
 
 
-def test_hugging_face_and_original_checkpoints_are_converted(tmp_path, tiny_config, spm_model_file):
+def test_hugging_face_and_original_checkpoints_are_converted(
+    tmp_path, tiny_config, tiny_model_file
+):
     from albert_tf.export.convert import save_model
 
     encoder = AlbertEncoder(tiny_config)
-    hf_dir = save_model(encoder, "hf", str(tmp_path / "hf"), spm_model_file=spm_model_file)
-    tf1_dir = save_model(encoder, "tf1", str(tmp_path / "tf1"), spm_model_file=spm_model_file)
+    hf_dir = save_model(encoder, "hf", str(tmp_path / "hf"), spm_model_file=tiny_model_file)
+    tf1_dir = save_model(encoder, "tf1", str(tmp_path / "tf1"), spm_model_file=tiny_model_file)
     for path in (hf_dir, tf1_dir):
         pretrained = load_pretrained_encoder(path)
         assert pretrained.encoder.config == tiny_config and pretrained.source == path

@@ -13,24 +13,6 @@ from albert_tf.finetune.run import plan_steps, run_classifier
 from tests.finetune.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH, write_lines
 
 
-@pytest.fixture(scope="module")
-def tiny_run_config(sentiment_dir, tiny_config_file, spm_model_file) -> FinetuneConfig:
-    return FinetuneConfig(
-        task="sst-2",
-        data_dir=sentiment_dir,
-        albert_config_file=tiny_config_file,
-        spm_model_file=spm_model_file,
-        max_seq_length=SEQ_LENGTH,
-        train_batch_size=6,
-        eval_batch_size=4,
-        learning_rate=2e-3,
-        num_train_epochs=2,
-        do_train=True,
-        do_eval=True,
-        do_predict=True,
-    )
-
-
 def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     output_dir, results = finetuned_run
     assert results["train_examples"] == 36 and results["train_steps"] == 12
@@ -60,7 +42,7 @@ def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
 
-def test_generic_tsv_regression(tmp_path, tiny_config_file, spm_model_file):
+def test_generic_tsv_regression(tmp_path, tiny_config_file, tiny_model_file):
     rows = [
         f"{text}\t{score}"
         for text, score in zip(POSITIVE + NEGATIVE, [4.5, 5.0, 4.0, 0.5, 1.0, 0.0], strict=True)
@@ -75,7 +57,7 @@ def test_generic_tsv_regression(tmp_path, tiny_config_file, spm_model_file):
         has_header=False,
         problem="regression",
         albert_config_file=tiny_config_file,
-        spm_model_file=spm_model_file,
+        spm_model_file=tiny_model_file,
         max_seq_length=SEQ_LENGTH,
         train_batch_size=4,
         num_train_epochs=1,

@@ -10,16 +10,15 @@ import sys
 
 from albert_tf.export.encoder_bundle import save_encoder_bundle
 from albert_tf.models.encoder import AlbertEncoder
+from tests.conftest import REPO_ROOT
 from tests.finetune.conftest import SEQ_LENGTH
-
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def test_script_trains_and_evaluates_from_a_bundle(
-    tmp_path, sentiment_dir, tiny_config, spm_model_file
+    tmp_path, sentiment_dir, tiny_config, tiny_model_file
 ):
     bundle = save_encoder_bundle(
-        str(tmp_path / "bundle"), AlbertEncoder(tiny_config), spm_model_file
+        str(tmp_path / "bundle"), AlbertEncoder(tiny_config), tiny_model_file
     )
     output_dir = tmp_path / "out"
     result = subprocess.run(
@@ -45,4 +44,4 @@ def test_script_trains_and_evaluates_from_a_bundle(
     results = json.loads(result.stdout[result.stdout.index("{") :])
     assert results["train_steps"] == 3 and results["dev/examples"] == 6
     # The bundle's tokenizer was used and kept with the fine-tuned model.
-    assert (output_dir / "spm.model").read_bytes() == pathlib.Path(spm_model_file).read_bytes()
+    assert (output_dir / "spm.model").read_bytes() == pathlib.Path(tiny_model_file).read_bytes()

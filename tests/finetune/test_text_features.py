@@ -13,9 +13,9 @@ TEXTS_A = ["The quick brown fox.", "Café [MASK] naïve", "", "a " * 40]
 TEXTS_B = ["jumps over the lazy dog", "", "only b", "b " * 3]
 
 
-def test_matches_python_tokenizer_and_original_packing(spm_model_file):
-    features = AlbertTextFeatures(spm_model_file, seq_length=16)
-    tokenizer = AlbertTokenizer(spm_model_file)
+def test_matches_python_tokenizer_and_original_packing(tiny_model_file):
+    features = AlbertTextFeatures(tiny_model_file, seq_length=16)
+    tokenizer = AlbertTokenizer(tiny_model_file)
     packed = features([tf.constant(TEXTS_A), tf.constant(TEXTS_B)])
     expected = [
         original_pack(tokenizer.encode(a), tokenizer.encode(b), 16)
@@ -28,8 +28,8 @@ def test_matches_python_tokenizer_and_original_packing(spm_model_file):
     assert features.vocab_size == tokenizer.vocab_size
 
 
-def test_in_tf_data_and_after_config_round_trip(spm_model_file):
-    features = AlbertTextFeatures(spm_model_file, seq_length=12, do_lower_case=True)
+def test_in_tf_data_and_after_config_round_trip(tiny_model_file):
+    features = AlbertTextFeatures(tiny_model_file, seq_length=12, do_lower_case=True)
     dataset = tf.data.Dataset.from_tensor_slices((TEXTS_A, TEXTS_B)).batch(3)
     batches = list(dataset.map(lambda a, b: features([a, b])))
     assert batches[0]["input_word_ids"].shape == (3, 12)
@@ -41,7 +41,7 @@ def test_in_tf_data_and_after_config_round_trip(spm_model_file):
     # The config carries no model bytes (they travel as a .keras asset); set them back.
     restored = AlbertTextFeatures.from_config(features.get_config())
     assert restored.seq_length == 12 and restored.do_lower_case
-    restored.tokenizer.set_proto(spm_model_file)
+    restored.tokenizer.set_proto(tiny_model_file)
     np.testing.assert_array_equal(
         restored([tf.constant(TEXTS_A), tf.constant(TEXTS_B)])["input_word_ids"], eager
     )

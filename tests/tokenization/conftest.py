@@ -6,7 +6,6 @@ import pytest
 
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from albert_tf.tokenization.train import train_sentencepiece
-
 from tests.conftest import SAMPLE_TEXT, SMALL_VOCAB_SIZE
 
 # Hand-made hard cases shared by the normalization and tokenizer tests.

@@ -7,7 +7,6 @@ import pytest
 from albert_tf.tokenization.model_proto import read_model_proto
 from albert_tf.tokenization.train import (
     ORIGINAL_USER_SYMBOLS,
-    expand_input_files,
     sample_lines,
     train_sentencepiece,
 )
@@ -52,7 +51,7 @@ def test_sampled_training_uses_the_sample(tmp_path, sample_lines):
 
 def test_bad_inputs_name_the_problem(tmp_path):
     with pytest.raises(FileNotFoundError, match="missing_\\*.txt"):
-        expand_input_files([str(tmp_path / "missing_*.txt")])
+        train_sentencepiece([str(tmp_path / "missing_*.txt")], str(tmp_path / "m"), vocab_size=100)
     empty = tmp_path / "empty.txt"
     empty.write_text("\n  \n", encoding="utf-8")
     with pytest.raises(ValueError, match="contain no text"):

@@ -1,14 +1,11 @@
 """scripts/train_tokenizer.py runs end to end and writes .model and .vocab."""
 
 import os
-import pathlib
 import subprocess
 import sys
 
 from albert_tf.tokenization.model_proto import load_albert_model_proto
-
-REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]
-SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"
+from tests.conftest import REPO_ROOT, SAMPLE_TEXT
 
 
 def test_script_writes_model_and_vocab(tmp_path):

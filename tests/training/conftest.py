@@ -95,9 +95,8 @@ def albert_config_file(tmp_path_factory) -> str:
     return path
 
 
-@pytest.fixture()
-def base_config(record_dir, albert_config_file):
-    """A PretrainConfig for the tiny model and records (a few steps)."""
+def tiny_pretrain_config(record_dir: str, albert_config_file: str, **changes):
+    """A PretrainConfig for the tiny model and records (a few steps), with `changes`."""
     from albert_tf.training.pretrain_config import PretrainConfig
 
     return PretrainConfig(
@@ -115,4 +114,10 @@ def base_config(record_dir, albert_config_file):
         log_every_steps=3,
         max_eval_steps=2,
         shuffle_buffer_size=64,
-    )
+    ).replace(**changes)
+
+
+@pytest.fixture()
+def base_config(record_dir, albert_config_file):
+    """A PretrainConfig for the tiny model and records (a few steps)."""
+    return tiny_pretrain_config(record_dir, albert_config_file)

@@ -45,6 +45,19 @@ def decayed_paths_after_zero_gradient_step(optimizer) -> dict[str, float]:
     }
 
 
+def only_kernels_and_embeddings_decayed(decayed: float) -> dict[str, float]:
+    """The expected ratios when LayerNorm and bias variables are excluded from weight decay."""
+    return {
+        "word_embeddings/embeddings": decayed,
+        "LayerNorm/gamma": 1.0,
+        "LayerNorm/beta": 1.0,
+        "dense/kernel": decayed,
+        "dense/bias": 1.0,
+        "layer_normalization/gamma": 1.0,
+        "layer_normalization/beta": 1.0,
+    }
+
+
 def test_lamb_has_the_original_settings():
     optimizer = create_optimizer(
         "lamb", learning_rate=0.00176, num_train_steps=125_000, num_warmup_steps=3125
@@ -72,18 +85,7 @@ def test_lamb_decays_kernels_and_embeddings_only():
     ratios = decayed_paths_after_zero_gradient_step(optimizer)
     # u = wd * w, trust ratio ||w|| / ||wd * w|| = 1 / wd: w -= lr * w.
     decayed = 1.0 - LEARNING_RATE
-    assert ratios == pytest.approx(
-        {
-            "word_embeddings/embeddings": decayed,
-            "LayerNorm/gamma": 1.0,
-            "LayerNorm/beta": 1.0,
-            "dense/kernel": decayed,
-            "dense/bias": 1.0,
-            "layer_normalization/gamma": 1.0,
-            "layer_normalization/beta": 1.0,
-        },
-        rel=1e-6,
-    )
+    assert ratios == pytest.approx(only_kernels_and_embeddings_decayed(decayed), rel=1e-6)
 
 
 def test_adamw_excludes_layer_norm_and_bias():
@@ -94,18 +96,7 @@ def test_adamw_excludes_layer_norm_and_bias():
     assert optimizer.weight_decay == WEIGHT_DECAY
     ratios = decayed_paths_after_zero_gradient_step(optimizer)
     decayed = 1.0 - LEARNING_RATE * WEIGHT_DECAY  # decoupled: w -= lr * wd * w
-    assert ratios == pytest.approx(
-        {
-            "word_embeddings/embeddings": decayed,
-            "LayerNorm/gamma": 1.0,
-            "LayerNorm/beta": 1.0,
-            "dense/kernel": decayed,
-            "dense/bias": 1.0,
-            "layer_normalization/gamma": 1.0,
-            "layer_normalization/beta": 1.0,
-        },
-        rel=1e-6,
-    )
+    assert ratios == pytest.approx(only_kernels_and_embeddings_decayed(decayed), rel=1e-6)
 
 
 @pytest.mark.parametrize("name", ["lamb", "adamw"])

@@ -18,6 +18,7 @@ from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.training import pretrain
 from albert_tf.training.checkpointing import restore_latest_readable
 from albert_tf.training.pretrain import load_encoder_weights, train_and_evaluate
+from tests.training.conftest import tiny_pretrain_config
 
 
 def _checkpoint_weights(prefix: str) -> dict[str, np.ndarray]:
@@ -33,24 +34,12 @@ def _checkpoint_weights(prefix: str) -> dict[str, np.ndarray]:
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory, record_dir, albert_config_file):
     """An uninterrupted 6-step run with evaluation: (config, workdir, metrics)."""
-    from albert_tf.training.pretrain_config import PretrainConfig
-
-    config = PretrainConfig(
-        input_file=os.path.join(record_dir, "train-*.tfrecord"),
-        eval_file=os.path.join(record_dir, "eval-*.tfrecord"),
-        albert_config_file=albert_config_file,
+    config = tiny_pretrain_config(
+        record_dir,
+        albert_config_file,
         do_eval=True,
-        train_batch_size=8,
-        eval_batch_size=8,
-        max_seq_length=16,
-        max_predictions_per_seq=4,
-        learning_rate=1e-3,
-        num_train_steps=6,
-        num_warmup_steps=2,
         save_checkpoints_steps=2,
         log_every_steps=2,
-        max_eval_steps=2,
-        shuffle_buffer_size=64,
         steps_per_execution=2,
     )
     workdir = str(tmp_path_factory.mktemp("full_run"))
