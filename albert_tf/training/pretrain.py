@@ -41,6 +41,7 @@ import logging
 import math
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -72,6 +73,14 @@ from albert_tf.training.pretrain_step import (
 )
 from albert_tf.training.strategy import create_strategy
 from albert_tf.training.summaries import write_scalars
+
+# Metrics shown as they are (not averaged over the run) by the progress bar.
+_PROGRESS_METRICS = (
+    "masked_lm_accuracy",
+    "masked_lm_loss",
+    "sentence_order_accuracy",
+    "sentence_order_loss",
+)
 
 ENCODER_FILENAME = "encoder.keras"
 ALBERT_CONFIG_FILENAME = "albert_config.json"
@@ -198,6 +207,7 @@ class _Run:
         writer = self._summary_writer("train")
         metrics: dict[str, float] = {}
         window = _Window(self.step)
+        progress = self._progress_bar()
         with _stop_on_sigterm() as stop:
             while self.step < config.num_train_steps and not stop.is_set():
                 num_steps = self._steps_until_next_event()
@@ -208,6 +218,8 @@ class _Run:
                 self.step += num_steps
                 self._stop_if_not_finite(sums)
                 window.add(sums)
+                if progress is not None:
+                    progress.update(self.step, list(metrics_from_sums(sums).items()))
                 if self.step % config.log_every_steps == 0 or self._is_event_step():
                     metrics = self._log_train_window(window, writer)
                     window = _Window(self.step)
@@ -222,6 +234,16 @@ class _Run:
                     self._save(evaluate=False)
                 metrics["stopped_by_signal"] = 1.0
         return metrics
+
+    def _progress_bar(self) -> keras.utils.Progbar | None:
+        """A live progress bar on an interactive terminal (logs cover the other cases)."""
+        if not (self.is_chief and sys.stdout.isatty()):
+            return None
+        progress = keras.utils.Progbar(
+            self.config.num_train_steps, stateful_metrics=_PROGRESS_METRICS, unit_name="step"
+        )
+        progress.update(self.step)
+        return progress
 
     def _train_dataset(self, context: tf.distribute.InputContext) -> tf.data.Dataset:
         config = self.config
