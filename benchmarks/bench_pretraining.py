@@ -1,21 +1,37 @@
-"""Pretraining throughput: albert_tf's train step, and keras-hub's ALBERT when installed.
+"""Pretraining throughput: albert_tf's train step against keras-hub's ALBERT, in one run.
 
-Measures optimizer steps/s and sequences/s of ALBERT-base (MLM + SOP, LAMB) at
-batch 8, length 128, 20 predictions, for float32 and mixed_bfloat16, with and
-without XLA, on the default device, and prints a table. The data are synthetic
-batches already in memory, so the figures are those of the step alone.
+Measures optimizer steps/s and sequences/s of ALBERT-base pretraining (MLM +
+SOP) at batch 8, length 128, 20 predictions, for each precision and XLA
+setting, and prints both implementations and their ratio side by side.
 
-    python benchmarks/bench_pretraining.py --steps 3 --warmup 1
+    python benchmarks/bench_pretraining.py                      # all settings
+    python benchmarks/bench_pretraining.py --precisions float32 --xla no --rounds 3
+    python benchmarks/bench_pretraining.py --inter-op-threads 1  # thread settings
 
-keras-hub's `AlbertBackbone` + `MaskedLMHead` (MLM only: keras-hub has no SOP
-head) is measured the same way when `keras_hub` is importable; otherwise a note
-says it was skipped.
+Fairness:
+  * the same work: keras-hub's `AlbertBackbone` + `MaskedLMHead` (tied to the
+    token embedding) gets a 2-way SOP `Dense` on its pooled output, so both
+    compute MLM + SOP on the same synthetic batch (already in memory);
+  * the same optimizer: `create_optimizer(--optimizer)` (LAMB by default, the
+    ALBERT recipe; keras-hub has no pretraining task, so it gets ours too);
+  * the same process, thread pools and dtype policies; every setting is
+    compiled and warmed up first, then the timed steps are interleaved round
+    robin (one step of each setting per round), so a change in machine load
+    hits all settings alike; the figures are medians over the rounds, and the
+    ratios are given for the medians and for the fastest steps.
+
+Precision: the table tells which policy is fastest on this device. On CPU the
+header lists the matmul-relevant flags: oneDNN runs bf16 GEMMs on AMX when the
+CPU exposes `amx_bf16`; with `avx512_bf16` alone they were slower than float32
+on the machine we measured (see `MATMUL_CPU_FLAGS`).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
+from collections.abc import Callable
 
 import keras
 import numpy as np
@@ -32,9 +48,13 @@ from albert_tf.training.pretrain_step import (
 )
 
 BATCH, SEQ, PREDICTIONS = 8, 128, 20
+PRECISIONS = ("float32", "mixed_bfloat16")
+# `run_one_step()` runs one optimizer update and waits for its result.
+StepRunner = Callable[[], None]
 
 
 def synthetic_batch(vocab_size: int, seed: int = 0) -> dict[str, tf.Tensor]:
+    """One pretraining batch in the TFRecord schema, all positions real."""
     rng = np.random.default_rng(seed)
     ids = rng.integers(5, vocab_size, size=(BATCH, SEQ))
     return {
@@ -46,110 +66,221 @@ def synthetic_batch(vocab_size: int, seed: int = 0) -> dict[str, tf.Tensor]:
         ),
         "masked_lm_ids": tf.constant(rng.integers(5, vocab_size, (BATCH, PREDICTIONS)), tf.int32),
         "masked_lm_weights": tf.ones((BATCH, PREDICTIONS), tf.float32),
-        "next_sentence_labels": tf.constant(rng.integers(0, 2, BATCH), tf.int32),
+        "next_sentence_labels": tf.constant(rng.integers(0, 2, (BATCH, 1)), tf.int32),
     }
 
 
-def time_steps(run_one_step, warmup: int, steps: int) -> float:
-    """Seconds per step after `warmup` steps (tracing and compilation)."""
-    for _ in range(warmup):
-        run_one_step()
-    start = time.perf_counter()
-    for _ in range(steps):
-        run_one_step()
-    return (time.perf_counter() - start) / steps
+def _optimizer(name: str) -> keras.optimizers.Optimizer:
+    return create_optimizer(name, 1e-4, num_train_steps=1000, num_warmup_steps=10)
 
 
-def bench_albert_tf(config: AlbertConfig, precision: str, jit_compile: bool, warmup, steps):
+def albert_tf_step(
+    config: AlbertConfig, precision: str, jit_compile: bool, optimizer_name: str
+) -> StepRunner:
+    """albert_tf's real pretraining step (`pretrain.py` uses the same functions)."""
     keras.utils.set_random_seed(0)
     model = AlbertPretrainer(AlbertEncoder(config, dtype=precision))
-    optimizer = create_optimizer("lamb", 1e-4, num_train_steps=1000, num_warmup_steps=10)
+    optimizer = _optimizer(optimizer_name)
     optimizer.build(model.trainable_variables)
     disable_optimizer_all_reduce(optimizer)
     step = make_replica_train_step(model, optimizer, BATCH, 1, jit_compile)
     train = make_train_function(tf.distribute.get_strategy(), step)
     iterator = iter(tf.data.Dataset.from_tensors(synthetic_batch(config.vocab_size)).repeat())
     one = tf.constant(1)
-    return time_steps(lambda: train(iterator, one).numpy(), warmup, steps)
+    return lambda: train(iterator, one).numpy()
 
 
-def bench_keras_hub(config: AlbertConfig, precision: str, jit_compile: bool, warmup, steps):
+def keras_hub_step(
+    config: AlbertConfig, precision: str, jit_compile: bool, optimizer_name: str
+) -> StepRunner:
+    """keras-hub's AlbertBackbone + MaskedLMHead + a SOP Dense, same loss terms."""
     import keras_hub
 
-    keras.config.set_dtype_policy(precision)
-    try:
-        backbone = keras_hub.models.AlbertBackbone(
-            vocabulary_size=config.vocab_size,
-            num_layers=config.num_hidden_layers,
-            num_heads=config.num_attention_heads,
-            num_groups=config.num_hidden_groups,
-            num_inner_repetitions=config.inner_group_num,
-            embedding_dim=config.embedding_size,
-            hidden_dim=config.hidden_size,
-            intermediate_dim=config.intermediate_size,
-            dropout=0.0,
-            max_sequence_length=config.max_position_embeddings,
-        )
-        head = keras_hub.layers.MaskedLMHead(
-            vocabulary_size=config.vocab_size,
-            token_embedding=backbone.token_embedding,
-            activation="gelu",
-        )
-    finally:
-        keras.config.set_dtype_policy("float32")
-    optimizer = create_optimizer("lamb", 1e-4, num_train_steps=1000, num_warmup_steps=10)
+    keras.utils.set_random_seed(0)
+    backbone = keras_hub.models.AlbertBackbone(
+        vocabulary_size=config.vocab_size,
+        num_layers=config.num_hidden_layers,
+        num_heads=config.num_attention_heads,
+        num_groups=config.num_hidden_groups,
+        num_inner_repetitions=config.inner_group_num,
+        embedding_dim=config.embedding_size,
+        hidden_dim=config.hidden_size,
+        intermediate_dim=config.intermediate_size,
+        dropout=config.hidden_dropout_prob,
+        max_sequence_length=config.max_position_embeddings,
+        dtype=precision,
+    )
+    mlm_head = keras_hub.layers.MaskedLMHead(
+        vocabulary_size=config.vocab_size,
+        token_embedding=backbone.token_embedding,
+        activation="gelu",
+        dtype=precision,
+    )
+    sop_head = keras.layers.Dense(2, dtype=precision)
     batch = synthetic_batch(config.vocab_size)
     inputs = {
         "token_ids": batch["input_ids"],
         "padding_mask": batch["input_mask"],
         "segment_ids": batch["segment_ids"],
     }
+    mlm_head(backbone(inputs)["sequence_output"], mask_positions=batch["masked_lm_positions"])
+    sop_head.build((None, config.hidden_size))
+    variables = (
+        backbone.trainable_variables + mlm_head.trainable_variables + sop_head.trainable_variables
+    )
+    variables = list({id(v): v for v in variables}.values())  # the tied embedding once
+    optimizer = _optimizer(optimizer_name)
+    optimizer.build(variables)
+
+    def cross_entropy(labels, logits):
+        return tf.reduce_mean(
+            keras.losses.sparse_categorical_crossentropy(
+                labels, tf.cast(logits, tf.float32), from_logits=True
+            )
+        )
 
     @tf.function(jit_compile=jit_compile)
-    def train_step():
+    def train_step(batch):
         with tf.GradientTape() as tape:
-            sequence = backbone(inputs, training=True)["sequence_output"]
-            logits = tf.cast(head(sequence, mask_positions=batch["masked_lm_positions"]), "float32")
-            loss = tf.reduce_mean(
-                keras.losses.sparse_categorical_crossentropy(
-                    batch["masked_lm_ids"], logits, from_logits=True
-                )
+            outputs = backbone(inputs, training=True)
+            mlm_logits = mlm_head(
+                outputs["sequence_output"], mask_positions=batch["masked_lm_positions"]
             )
-        variables = backbone.trainable_variables + head.trainable_variables
+            loss = cross_entropy(batch["masked_lm_ids"], mlm_logits) + cross_entropy(
+                tf.reshape(batch["next_sentence_labels"], [-1]),
+                sop_head(outputs["pooled_output"]),
+            )
         optimizer.apply(tape.gradient(loss, variables), variables)
         return loss
 
-    return time_steps(lambda: train_step().numpy(), warmup, steps)
+    return lambda: train_step(batch).numpy()
+
+
+IMPLEMENTATIONS = {"albert_tf": albert_tf_step, "keras_hub": keras_hub_step}
+# CPU flags that decide which precision has the fastest matmuls: oneDNN runs
+# bf16 GEMMs on AMX tiles when `amx_bf16` is there; with only `avx512_bf16`
+# they are no faster than float32 (slower on the machine we measured).
+MATMUL_CPU_FLAGS = ("amx_bf16", "amx_tile", "avx512_bf16", "avx512_fp16", "avx512f")
+
+
+def cpu_matmul_flags() -> str:
+    """Which of `MATMUL_CPU_FLAGS` the CPU reports (Linux `/proc/cpuinfo`)."""
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            flags = next(line for line in cpuinfo if line.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return "CPU flags unknown (no /proc/cpuinfo)"
+    return ", ".join(f"{flag} {'yes' if flag in flags else 'no'}" for flag in MATMUL_CPU_FLAGS)
+
+
+def interleaved_seconds(runners: dict[str, StepRunner], warmup: int, rounds: int) -> dict:
+    """Seconds of each timed step per setting; one step of every setting per round."""
+    for name, run_one_step in runners.items():
+        start = time.perf_counter()
+        for _ in range(warmup):
+            run_one_step()
+        print(f"  warmed up {name} ({time.perf_counter() - start:.0f} s)", flush=True)
+    seconds = {name: [] for name in runners}
+    for _ in range(rounds):
+        for name, run_one_step in runners.items():
+            start = time.perf_counter()
+            run_one_step()
+            seconds[name].append(time.perf_counter() - start)
+    return seconds
+
+
+def _parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="timed steps per setting")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed steps per setting first")
+    parser.add_argument("--preset", default="albert_base")
+    parser.add_argument(
+        "--precisions", default=",".join(PRECISIONS), help="comma list of dtype policies"
+    )
+    parser.add_argument("--xla", default="no,yes", help="comma list of no/yes (jit_compile)")
+    parser.add_argument("--implementations", default=",".join(IMPLEMENTATIONS))
+    parser.add_argument("--optimizer", default="lamb", choices=("lamb", "adamw"))
+    parser.add_argument("--inter-op-threads", type=int, default=0, help="0: TensorFlow default")
+    parser.add_argument("--intra-op-threads", type=int, default=0, help="0: TensorFlow default")
+    return parser.parse_args()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=10, help="timed steps per setting")
-    parser.add_argument("--warmup", type=int, default=2, help="untimed steps first")
-    parser.add_argument("--preset", default="albert_base")
-    args = parser.parse_args()
+    args = _parse_args()
+    # Thread pools must be set before TensorFlow runs its first op.
+    tf.config.threading.set_inter_op_parallelism_threads(args.inter_op_threads)
+    tf.config.threading.set_intra_op_parallelism_threads(args.intra_op_threads)
     config = AlbertConfig.preset(args.preset, hidden_dropout_prob=0.0)
+    implementations = args.implementations.split(",")
+    if "keras_hub" in implementations:
+        try:
+            import keras_hub  # noqa: F401
+        except ImportError:
+            print("note: keras_hub is not installed; it is skipped.")
+            implementations.remove("keras_hub")
 
-    implementations = {"albert_tf": bench_albert_tf}
-    try:
-        import keras_hub  # noqa: F401
-
-        implementations["keras_hub (MLM only)"] = bench_keras_hub
-    except ImportError:
-        print("note: keras_hub is not installed; its AlbertBackbone + MaskedLMHead is skipped.")
-
-    device = "GPU" if tf.config.list_logical_devices("GPU") else "CPU"
-    print(f"{args.preset}, batch {BATCH}, length {SEQ}, {PREDICTIONS} predictions, on {device}")
-    print(f"{'implementation':<22} {'precision':<15} {'XLA':<4} {'steps/s':>9} {'sequences/s':>12}")
-    for name, bench in implementations.items():
-        for precision in ("float32", "mixed_bfloat16"):
-            for jit_compile in (False, True):
-                seconds = bench(config, precision, jit_compile, args.warmup, args.steps)
-                print(
-                    f"{name:<22} {precision:<15} {'yes' if jit_compile else 'no':<4} "
-                    f"{1 / seconds:>9.3f} {BATCH / seconds:>12.2f}",
-                    flush=True,
+    settings = {}
+    for implementation in implementations:
+        for precision in args.precisions.split(","):
+            for xla in args.xla.split(","):
+                settings[(implementation, precision, xla)] = IMPLEMENTATIONS[implementation](
+                    config, precision, xla == "yes", args.optimizer
                 )
+    device = "GPU" if tf.config.list_logical_devices("GPU") else "CPU"
+    threads = (
+        tf.config.threading.get_inter_op_parallelism_threads(),
+        tf.config.threading.get_intra_op_parallelism_threads(),
+    )
+    print(
+        f"{args.preset}, batch {BATCH}, length {SEQ}, {PREDICTIONS} predictions, MLM + SOP, "
+        f"{args.optimizer}, on {device}; inter/intra-op threads {threads} (0 = default); "
+        f"{args.warmup} warm-up steps, median of {args.rounds} interleaved rounds"
+    )
+    if device == "CPU":
+        print(f"CPU: {cpu_matmul_flags()}")
+    seconds = interleaved_seconds(
+        {" ".join(key): runner for key, runner in settings.items()}, args.warmup, args.rounds
+    )
+    median = {key: statistics.median(seconds[" ".join(key)]) for key in settings}
+    _print_table(median, seconds)
+
+
+def _ratio(seconds: dict, key: tuple, statistic: Callable) -> str:
+    """keras_hub's seconds / albert_tf's at the same setting, e.g. '1.06x'."""
+    implementation, precision, xla = key
+    other = seconds.get(" ".join(("keras_hub", precision, xla)))
+    if implementation != "albert_tf" or other is None:
+        return ""
+    return f"{statistic(other) / statistic(seconds[' '.join(key)]):.2f}x"
+
+
+def _print_table(median: dict, seconds: dict) -> None:
+    """Per setting: median throughput, the fastest step, and the ratio to keras_hub.
+
+    The median is the headline; the minimum is the least disturbed step, which is
+    the better estimate of the intrinsic cost when other processes load the machine.
+    """
+    print(
+        f"{'precision':<15} {'XLA':<4} {'implementation':<10} {'steps/s':>8} {'seq/s':>7} "
+        f"{'min..max s/step':>16} {'ratio(median)':>14} {'ratio(min)':>11}"
+    )
+    for key in median:
+        implementation, precision, xla = key
+        spread = seconds[" ".join(key)]
+        print(
+            f"{precision:<15} {xla:<4} {implementation:<14} {1 / median[key]:>8.3f} "
+            f"{BATCH / median[key]:>7.2f} {min(spread):>7.2f}..{max(spread):<7.2f} "
+            f"{_ratio(seconds, key, statistics.median):>14} {_ratio(seconds, key, min):>11}"
+        )
+    best = {}
+    for (implementation, precision, xla), value in median.items():
+        if value < best.get(implementation, (float("inf"),))[0]:
+            best[implementation] = (value, precision, xla)
+    for implementation, (value, precision, xla) in best.items():
+        print(f"best {implementation}: {1 / value:.3f} steps/s ({precision}, XLA {xla})")
+    if len(best) == 2:
+        speedup = best["keras_hub"][0] / best["albert_tf"][0]
+        print(f"best albert_tf / best keras_hub (medians): {speedup:.2f}x")
 
 
 if __name__ == "__main__":

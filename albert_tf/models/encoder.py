@@ -73,6 +73,9 @@ class AlbertEncoder(keras.Model):
             raise TypeError(
                 f"AlbertEncoder: config must be an AlbertConfig or dict, got {config!r}."
             )
+        # One policy object for the model and every sub-layer; `None` means the
+        # global policy at construction time (what a plain Keras layer uses).
+        dtype = keras.dtype_policies.get(dtype)
 
         # === Layers ===
         embeddings = AlbertEmbeddings(
@@ -108,7 +111,10 @@ class AlbertEncoder(keras.Model):
         outputs = {"sequence_output": x, "pooled_output": pooler(x[:, 0, :])}
         if output_all_layers:
             outputs["encoder_outputs"] = encoder_outputs
-        super().__init__(inputs=inputs, outputs=outputs, dtype=dtype, **kwargs)
+        super().__init__(inputs=inputs, outputs=outputs, **kwargs)
+        # Functional.__init__ drops `dtype`: set it, so that `dtype_policy` (read by
+        # the pretraining heads and by get_config) is the sub-layers' policy.
+        self.dtype_policy = dtype
 
         # === Attributes (set after the graph so Functional tracks them) ===
         self.config = config

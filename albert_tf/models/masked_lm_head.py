@@ -26,7 +26,8 @@ class AlbertMaskedLMHead(keras.layers.Layer):
 
     Variables: `dense.{kernel, bias}` [H, E], [E] (original
     `cls/predictions/transform/dense`), `layer_norm.{gamma, beta}` [E],
-    `output_bias` [V]. Logits are float32 under any dtype policy.
+    `output_bias` [V]. All math runs in the layer's compute dtype (e.g. bfloat16
+    under `mixed_bfloat16`); the logits are float32 under any dtype policy.
 
     Example:
     >>> table = keras.layers.Embedding(100, 8)
@@ -82,11 +83,12 @@ class AlbertMaskedLMHead(keras.layers.Layer):
             )
         x = gather_positions(sequence_output, masked_positions)
         x = self.layer_norm(self.activation(self.dense(x)))
-        # The [B*P, E] x [E, V] product is small (P ~ 20): do it in float32 for
-        # accurate logits under mixed precision.
-        table = ops.cast(self.token_embedding.embeddings, "float32")
-        logits = ops.einsum("bpe,ve->bpv", ops.cast(x, "float32"), table)
-        return logits + ops.cast(self.output_bias, "float32")
+        # The [B*P, E] x [E, V] product runs in the compute dtype (bf16/fp16
+        # matmul units under mixed precision, like the encoder); the logits, the
+        # bias add and so the softmax and loss downstream are float32.
+        table = ops.cast(self.token_embedding.embeddings, self.compute_dtype)
+        logits = ops.einsum("bpe,ve->bpv", ops.cast(x, self.compute_dtype), table)
+        return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
 
     def compute_output_shape(self, sequence_output_shape, masked_positions_shape):
         return (*masked_positions_shape, self.vocab_size)

@@ -27,7 +27,11 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from albert_tf.models.pretraining_loss import MLM_WEIGHT_EPSILON, pretraining_terms
+from albert_tf.models.pretraining_loss import (
+    MLM_WEIGHT_EPSILON,
+    PretrainingTerms,
+    pretraining_terms,
+)
 
 # Order of the entries of a metric-sums vector.
 SUM_NAMES = (
@@ -54,7 +58,10 @@ def metrics_from_sums(sums: Any) -> dict[str, float]:
 
 
 def _local_sums(features: dict[str, tf.Tensor], outputs: dict[str, tf.Tensor]) -> tf.Tensor:
-    terms = pretraining_terms(features, outputs)
+    return _sums_of_terms(pretraining_terms(features, outputs))
+
+
+def _sums_of_terms(terms: PretrainingTerms) -> tf.Tensor:
     w = terms.masked_lm_weights
     count = tf.cast(tf.shape(terms.sentence_order_loss)[0], tf.float32)
     return tf.stack(
@@ -112,7 +119,8 @@ def make_replica_train_step(
         # Dense: the embedding's IndexedSlices cannot be accumulated or
         # all-reduced as cheaply, and LAMB densifies them anyway.
         gradients = [tf.convert_to_tensor(g) for g in gradients]
-        return gradients, _local_sums(micro, outputs)
+        # The metrics reuse the loss terms (no second cross-entropy over [B, P, V]).
+        return gradients, _sums_of_terms(terms)
 
     def compute_gradients(features):
         context = tf.distribute.get_replica_context()

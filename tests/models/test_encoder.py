@@ -240,3 +240,46 @@ def test_keras_file_round_trip(tiny_config, encoder_inputs, tmp_path, sharing, g
     np.testing.assert_array_equal(got["pooled_output"], expected["pooled_output"])
     rows = restored.layer_blocks
     assert (rows[0][0].attention is rows[1][0].attention) == (groups == 1)
+
+
+# --- dtype policy -------------------------------------------------------------
+
+
+def _policies_of(encoder: AlbertEncoder) -> dict[str, str]:
+    """Policy name of the model and of every sub-layer (the int32 Inputs excepted)."""
+    layers = [encoder, *encoder._flatten_layers(include_self=False, recursive=True)]
+    return {
+        layer.path or layer.name: layer.dtype_policy.name
+        for layer in layers
+        if not isinstance(layer, keras.layers.InputLayer)
+    }
+
+
+@pytest.mark.parametrize("policy", ["mixed_bfloat16", "float32"])
+def test_dtype_argument_sets_the_model_and_every_sub_layer(
+    tiny_config, encoder_inputs, tmp_path, restore_policy, policy
+):
+    # A different global policy must not leak into an encoder given an explicit dtype.
+    keras.config.set_dtype_policy("mixed_float16" if policy == "float32" else "float32")
+    encoder = AlbertEncoder(tiny_config(num_hidden_layers=2), dtype=policy)
+    policies = _policies_of(encoder)
+    assert len(policies) > 20  # embeddings, blocks, their Dense/LayerNorm/Dropout, pooler
+    assert set(policies.values()) == {policy}, policies
+    assert encoder.get_config()["dtype"]["config"]["name"] == policy
+
+    inputs = encoder_inputs()
+    expected = encoder(inputs)["sequence_output"]
+    path = tmp_path / "encoder.keras"
+    encoder.save(path)
+    keras.config.set_dtype_policy("float32")
+    restored = keras.saving.load_model(path)
+    assert set(_policies_of(restored).values()) == {policy}
+    got = restored(inputs)["sequence_output"]
+    assert keras.backend.standardize_dtype(got.dtype) == encoder.compute_dtype
+    np.testing.assert_array_equal(np.asarray(got, "float32"), np.asarray(expected, "float32"))
+
+
+def test_dtype_none_uses_the_global_policy(tiny_config, restore_policy):
+    keras.config.set_dtype_policy("mixed_bfloat16")
+    encoder = AlbertEncoder(tiny_config(num_hidden_layers=1))
+    assert set(_policies_of(encoder).values()) == {"mixed_bfloat16"}

@@ -183,3 +183,40 @@ def test_mirrored_strategy_matches_one_device():
         [sys.executable, "-c", _MIRRORED_SCRIPT], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0 and "OK" in result.stdout, result.stderr[-3000:]
+
+
+def test_heads_follow_the_encoder_dtype(tiny_config, pretraining_features, tmp_path):
+    """With the global policy float32, a mixed encoder makes mixed heads (bf16 math)."""
+    encoder = AlbertEncoder(tiny_config(num_hidden_layers=1), dtype="mixed_bfloat16")
+    model = AlbertPretrainer(encoder)
+    heads = (model.masked_lm_head, model.masked_lm_head.dense, model.masked_lm_head.layer_norm)
+    assert model.dtype_policy.name == "mixed_bfloat16"
+    assert model.sentence_order_head.compute_dtype == "bfloat16"
+    assert [head.compute_dtype for head in heads] == ["bfloat16"] * 3
+    sequence = keras.ops.ones((2, 6, tiny_config().hidden_size))
+    assert _dtype(model.masked_lm_head.dense(sequence)) == "bfloat16"
+    features = pretraining_features()
+    out = model(features)
+    assert _dtype(out["mlm_logits"]) == _dtype(out["sop_logits"]) == "float32"
+    assert _dtype(model.compute_loss(x=features, y_pred=out)) == "float32"
+    # Variables stay float32 (the tied output projection too).
+    assert {v.dtype for v in model.trainable_variables} == {"float32"}
+
+    path = tmp_path / "pretrainer.keras"
+    model.save(path)
+    restored = keras.saving.load_model(path)
+    assert restored.dtype_policy.name == restored.encoder.dtype_policy.name == "mixed_bfloat16"
+    assert restored.masked_lm_head.dense.compute_dtype == "bfloat16"
+    np.testing.assert_array_equal(restored(features)["mlm_logits"], out["mlm_logits"])
+
+
+def test_mixed_logits_are_close_to_float32(tiny_config, pretraining_features):
+    """bf16 math changes the logits by rounding only (same weights)."""
+    config = tiny_config(num_hidden_layers=1)
+    full = AlbertPretrainer(AlbertEncoder(config))
+    mixed = AlbertPretrainer(AlbertEncoder(config, dtype="mixed_bfloat16"))
+    mixed.set_weights(full.get_weights())
+    features = pretraining_features()
+    expected, got = full(features)["mlm_logits"], mixed(features)["mlm_logits"]
+    np.testing.assert_allclose(got, expected, atol=0.05 * float(np.abs(expected).max()) + 1e-3)
+    assert not np.array_equal(got, expected)  # really computed in bf16
