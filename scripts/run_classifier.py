@@ -20,7 +20,7 @@ from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.run import run_classifier
 from albert_tf.finetune.tasks import PROBLEMS, TASK_NAMES
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
-from albert_tf.training.pretrain_config import PRECISIONS
+from albert_tf.training.precision import PRECISIONS
 from albert_tf.training.strategy import STRATEGIES
 
 _DEFAULTS = FinetuneConfig()

@@ -17,8 +17,9 @@ import json
 from absl import app, flags, logging
 
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
+from albert_tf.training.precision import PRECISIONS
 from albert_tf.training.pretrain import train_and_evaluate
-from albert_tf.training.pretrain_config import PRECISIONS, PretrainConfig
+from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.strategy import STRATEGIES
 
 _DEFAULTS = PretrainConfig.__dataclass_fields__
@@ -46,7 +47,12 @@ flags.DEFINE_integer("max_eval_steps", 100, "Eval batches at most.")
 flags.DEFINE_integer("log_every_steps", 100, "Steps between log lines and summaries.")
 flags.DEFINE_enum("strategy", "one_device", list(STRATEGIES), "Distribution strategy.")
 flags.DEFINE_string("tpu", "", "TPU name or grpc:// address (--strategy=tpu).")
-flags.DEFINE_enum("precision", "float32", list(PRECISIONS), "Compute precision.")
+flags.DEFINE_enum(
+    "precision",
+    "auto",
+    list(PRECISIONS),
+    "Compute precision; auto = mixed_bfloat16 on TPU, Ampere+ GPUs and AMX CPUs, else float32.",
+)
 flags.DEFINE_bool("jit_compile", False, "Compile the train step with XLA.")
 flags.DEFINE_integer("steps_per_execution", 1, "Train steps per tf.function call.")
 flags.DEFINE_integer(

@@ -85,7 +85,12 @@ def test_invalid_field_in_file_names_file(tmp_path):
 
 def test_presets():
     assert set(PRESETS) >= {
-        "albert_base", "albert_large", "albert_xlarge", "albert_xxlarge", "bert_base", "bert_large"
+        "albert_base",
+        "albert_large",
+        "albert_xlarge",
+        "albert_xxlarge",
+        "bert_base",
+        "bert_large",
     }
     xxl = AlbertConfig.preset("albert_xxlarge")
     assert (xxl.hidden_size, xxl.num_hidden_layers, xxl.num_attention_heads) == (4096, 12, 64)

@@ -8,7 +8,7 @@ from typing import Any
 
 from albert_tf.finetune.tasks import PROBLEMS, TASK_NAMES
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
-from albert_tf.training.pretrain_config import PRECISIONS
+from albert_tf.training.precision import PRECISIONS
 from albert_tf.training.strategy import STRATEGIES
 
 
@@ -67,7 +67,7 @@ class FinetuneConfig:
     # -- execution --
     strategy: str = "one_device"
     tpu: str = ""
-    precision: str = "float32"
+    precision: str = "auto"
     jit_compile: bool = False
     steps_per_execution: int = 1
 

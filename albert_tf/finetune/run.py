@@ -45,6 +45,7 @@ from albert_tf.finetune.tasks import GENERIC_FORMATS, TaskSpec, generic_task, ge
 from albert_tf.finetune.text_features import AlbertTextFeatures
 from albert_tf.training.checkpointing import atomic_write_text
 from albert_tf.training.optimizers import create_optimizer
+from albert_tf.training.precision import resolve_precision
 from albert_tf.training.strategy import create_strategy
 from albert_tf.training.summaries import write_scalars
 
@@ -153,11 +154,12 @@ class _Run:
         if task.problem == "classification" and task.labels is None:
             task = task.with_labels(infer_labels(data_path(config, task.train_file), task))
             logging.info("Labels inferred from %s: %s", task.train_file, list(task.labels))
+        precision = resolve_precision(config.precision, strategy)
         with strategy.scope():
             pretrained = load_pretrained_encoder(
                 config.init_checkpoint or None,
                 config.albert_config_file or None,
-                dtype=config.precision,
+                dtype=precision,
             )
             spm_model_file = config.spm_model_file or pretrained.spm_model_file
             if not spm_model_file:
@@ -178,7 +180,7 @@ class _Run:
                 pretrained.encoder,
                 task.num_outputs,
                 dropout_rate=config.dropout_rate,
-                dtype=config.precision,
+                dtype=precision,
             )
         _write_run_files(config, output_dir, task, spm_model_file, do_lower_case)
         return cls(config, output_dir, strategy, task, text_features, model)

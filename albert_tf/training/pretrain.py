@@ -62,6 +62,7 @@ from albert_tf.training.checkpointing import (
     restore_latest_readable,
 )
 from albert_tf.training.optimizers import create_optimizer
+from albert_tf.training.precision import resolve_precision
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_step import (
     SUM_NAMES,
@@ -162,7 +163,8 @@ class _Run:
         with strategy.scope():
             # The dtype policy goes to the layers (not the global policy), so
             # runs with different precisions can share a process.
-            encoder = AlbertEncoder(albert_config, dtype=config.precision)
+            self.precision = resolve_precision(config.precision, strategy)
+            encoder = AlbertEncoder(albert_config, dtype=self.precision)
             self.model = AlbertPretrainer(encoder)
             self.optimizer = _create_optimizer(config)
             self.optimizer.build(self.model.trainable_variables)

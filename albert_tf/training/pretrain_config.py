@@ -7,9 +7,8 @@ import json
 from typing import Any
 
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
+from albert_tf.training.precision import PRECISIONS
 from albert_tf.training.strategy import STRATEGIES
-
-PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -51,7 +50,8 @@ class PretrainConfig:
     log_every_steps: int = 100
     strategy: str = "one_device"
     tpu: str = ""
-    precision: str = "float32"
+    # "auto": float32 on CPUs without AMX, mixed_bfloat16 on TPU, Ampere+ GPU, AMX CPU.
+    precision: str = "auto"
     jit_compile: bool = False
     steps_per_execution: int = 1
     gradient_accumulation_steps: int = 1
