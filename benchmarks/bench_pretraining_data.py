@@ -24,7 +24,7 @@ WIKITEXT = os.path.join(REPO_ROOT, "..", "shared", "data", "wikitext-2-raw")
 FLAGS = flags.FLAGS
 flags.DEFINE_string("spm_model_file", None, "Model; default: 8000 pieces trained on valid+test.")
 flags.DEFINE_list("parallelism", ["1", "2"], "Worker-process settings to measure.")
-flags.DEFINE_integer("max_seq_length", 128, "Sequence length.")
+flags.DEFINE_list("max_seq_length", ["128", "512"], "Sequence lengths to measure.")
 flags.DEFINE_bool("ten_x", True, "Also measure the 10x corpus (memory check).")
 
 _CHILD = """
@@ -84,23 +84,31 @@ def main(argv):
                 target.write(data)
     base = dict(
         spm_model_file=model,
-        max_seq_length=FLAGS.max_seq_length,
         dupe_factor=1,
         input_format="wikitext",
         num_output_shards=4,
         overwrite=True,
     )
-    runs = [(f"1x parallelism={p}", train, int(p)) for p in FLAGS.parallelism]
-    if FLAGS.ten_x:
-        runs.append((f"10x parallelism={FLAGS.parallelism[-1]}", ten_x, int(FLAGS.parallelism[-1])))
+    runs = []
+    for length in map(int, FLAGS.max_seq_length):
+        runs += [(f"L={length} 1x par={p}", train, int(p), length) for p in FLAGS.parallelism]
+        if FLAGS.ten_x:
+            last = int(FLAGS.parallelism[-1])
+            runs.append((f"L={length} 10x par={last}", ten_x, last, length))
     print(
         f"{'run':<24}{'instances':>10}{'seconds':>9}{'inst/s':>9}{'pieces/s':>11}"
         f"{'main RSS':>10}{'worker RSS':>12}{'CPU s':>8}{'inst/CPU-s':>12}"
     )
-    for name, corpus, parallelism in runs:
+    for name, corpus, parallelism, length in runs:
         output_dir = os.path.join(work, "out")
         row = _measure(
-            dict(base, input_file=corpus, output_dir=output_dir, parallelism=parallelism)
+            dict(
+                base,
+                input_file=corpus,
+                output_dir=output_dir,
+                parallelism=parallelism,
+                max_seq_length=length,
+            )
         )
         print(
             f"{name:<24}{row['instances']:>10}{row['seconds']:>9.2f}"

@@ -63,6 +63,15 @@ def split_corpus(input_file: str, eval_documents: int, workdir: str) -> tuple[st
     return paths[0], paths[1]
 
 
+def mean_pooled(sequence_output, input_mask):
+    """Unit-length mean of the token vectors of each row (padding excluded)."""
+    import tensorflow as tf
+
+    mask = tf.cast(input_mask, sequence_output.dtype)[:, :, None]
+    mean = tf.reduce_sum(sequence_output * mask, axis=1) / tf.reduce_sum(mask, axis=1)
+    return tf.math.l2_normalize(mean, axis=-1)
+
+
 def main(argv: list[str]) -> None:
     del argv
     # Imported here so that --help answers without loading TensorFlow.
@@ -156,16 +165,20 @@ def main(argv: list[str]) -> None:
     start = _step("5/5 Query the SavedModel (needs only tensorflow + tensorflow_text)")
     served = tf.saved_model.load(export_dir)
     print(f"    signatures: {sorted(served.signatures)}")
-    sentences = tf.constant(
-        ["The game was released in Japan in 2011.", "The album was released in 2011 in Japan."]
-    )
-    encoded = served.signatures["encode_text"](text_a=sentences)
-    pooled = tf.math.l2_normalize(encoded["pooled_output"], axis=-1)
-    similarity = float(tf.reduce_sum(pooled[0] * pooled[1]))
+    sentences = [
+        "The game was released in Japan in 2011.",
+        "The album was released in Japan in 2011.",
+        "The hurricane weakened over cold water.",
+    ]
+    encoded = served.signatures["encode_text"](text_a=tf.constant(sentences))
+    embeddings = mean_pooled(encoded["sequence_output"], encoded["input_mask"])
     print(
-        f"    encode_text: pooled_output {tuple(encoded['pooled_output'].shape)}, "
-        f"cosine similarity of the two sentences {similarity:.3f}"
+        f"    encode_text: sequence_output {tuple(encoded['sequence_output'].shape)}, "
+        f"pooled_output {tuple(encoded['pooled_output'].shape)}"
     )
+    for i, j in ((0, 1), (0, 2)):
+        similarity = float(tf.reduce_sum(embeddings[i] * embeddings[j]))
+        print(f"    cosine({sentences[i]!r}, {sentences[j]!r}) = {similarity:.3f}")
     filled = served.signatures["fill_mask"](text=tf.constant(["The game was [MASK] in Japan."]))
     pieces = [p.decode() for p in filled["top_k_pieces"].numpy().reshape(-1)]
     scores = filled["top_k_scores"].numpy().reshape(-1)
