@@ -41,6 +41,9 @@ flags.DEFINE_integer("dupe_factor", 40, "Passes over the input, with different m
 flags.DEFINE_integer("random_seed", 12345, "Seed of every random draw.")
 flags.DEFINE_integer("num_output_shards", 1, "Shards under --output_dir.")
 flags.DEFINE_integer("parallelism", 1, "Worker processes.")
+flags.DEFINE_integer(
+    "shuffle_buffer_size", 10_000, "Records held for shuffling before writing (all shards)."
+)
 flags.DEFINE_bool("overwrite", False, "Replace an existing output.")
 flags.DEFINE_enum("input_format", "text", ["text", "wikitext"], "Input format.")
 flags.DEFINE_enum("on_decode_error", "strict", ["strict", "replace"], "Invalid UTF-8 handling.")
@@ -69,6 +72,7 @@ def main(argv):
         random_seed=FLAGS.random_seed,
         num_output_shards=FLAGS.num_output_shards,
         parallelism=FLAGS.parallelism,
+        shuffle_buffer_size=FLAGS.shuffle_buffer_size,
         overwrite=FLAGS.overwrite,
         input_format=FLAGS.input_format,
         on_decode_error=FLAGS.on_decode_error,

@@ -85,7 +85,9 @@ class BuilderOptions:
     input_format: str = "text"
     on_decode_error: str = "strict"
     batch_characters: int = 1_000_000
-    shuffle_buffer_size: int = 50_000
+    # Records held for shuffling, over all shards: memory is flat once it is full
+    # (about 10 MB at length 128, 50 MB at 512); training shuffles again.
+    shuffle_buffer_size: int = 10_000
 
     def __post_init__(self):
         if (self.output_dir is None) == (self.output_file is None):
