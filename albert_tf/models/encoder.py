@@ -171,27 +171,25 @@ def _make_layer_blocks(config: AlbertConfig, dtype: Any) -> list[list[AlbertTran
                 continue
             attention = ffn = None
             if config.sharing == "shared_attention":
-                attention = shared_attention.setdefault(
-                    key,
-                    AlbertAttention(
+                if key not in shared_attention:
+                    shared_attention[key] = AlbertAttention(
                         config.hidden_size,
                         config.num_attention_heads,
                         attention_probs_dropout_prob=config.attention_probs_dropout_prob,
                         name="attention",
                         **sub_layer_args,
-                    ),
-                )
+                    )
+                attention = shared_attention[key]
             elif config.sharing == "shared_ffn":
-                ffn = shared_ffn.setdefault(
-                    key,
-                    AlbertFeedForward(
+                if key not in shared_ffn:
+                    shared_ffn[key] = AlbertFeedForward(
                         config.hidden_size,
                         config.intermediate_size,
                         hidden_act=config.hidden_act,
                         name="ffn",
                         **sub_layer_args,
-                    ),
-                )
+                    )
+                ffn = shared_ffn[key]
             row.append(
                 AlbertTransformerBlock(
                     **block_args,
