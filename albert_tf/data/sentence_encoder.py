@@ -1,9 +1,7 @@
 """`SentenceEncoder`: fast batch encoding of sentences into one flat id array.
 
-A thin adapter over `AlbertTokenizer` for the data builder. It gives the same ids as
-`AlbertTokenizer.encode_batch` (tested) but normalizes faster: most Wikipedia lines are
-ASCII, where ALBERT normalization (NFKD, drop combining marks) is the identity, so only
-whitespace collapsing and lowercasing run for them; other lines use `normalize_text`.
+A thin adapter over `AlbertTokenizer` for the data builder: the same ids as
+`AlbertTokenizer.encode_batch` (tested), returned as one flat NumPy array plus lengths.
 
 Example:
     >>> encoder = SentenceEncoder("/tmp/spm.model")
@@ -17,26 +15,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
-import unicodedata
 
 import numpy as np
 import sentencepiece as spm
 
 from albert_tf.tokenization.normalize import normalize_text
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
-
-
-class _CombiningMarks(dict):
-    """`str.translate` table deleting characters with a nonzero combining class, filled
-    on demand (scanning all of Unicode up front costs ~0.5 s per worker process)."""
-
-    def __missing__(self, codepoint: int) -> int | None:
-        value = None if unicodedata.combining(chr(codepoint)) else codepoint
-        self[codepoint] = value
-        return value
-
-
-_COMBINING_MARKS = _CombiningMarks()
 
 
 class SentenceEncoder:
@@ -86,16 +70,7 @@ class SentenceEncoder:
             return hashlib.sha256(handle.read()).hexdigest()
 
     def normalize(self, text: str) -> str:
-        """`normalize_text` (same result, tested), faster: NFKD and dropping combining marks
-        are skipped for ASCII text and done with `str.translate` otherwise."""
-        if "[" in text:  # special tokens keep their case: the general path handles it
-            return normalize_text(text, self.do_lower_case)
-        text = " ".join(text.split())
-        if not text.isascii():
-            text = unicodedata.normalize("NFKD", text)
-            if not text.isascii():
-                text = text.translate(_COMBINING_MARKS)
-        return text.lower() if self.do_lower_case else text
+        return normalize_text(text, self.do_lower_case)
 
     def encode_flat(self, sentences: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Encodes sentences; returns (int32 ids of all sentences concatenated, int64 lengths)."""

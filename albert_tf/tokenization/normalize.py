@@ -39,6 +39,19 @@ _LOWERED_SPECIAL_TOKENS = {token.lower(): token for token in SPECIAL_TOKENS}
 _LOWERED_SPECIAL_PATTERN = re.compile("|".join(re.escape(t) for t in _LOWERED_SPECIAL_TOKENS))
 
 
+class _CombiningMarks(dict):
+    """`str.translate` table deleting characters with a nonzero combining class, filled
+    on demand (scanning all of Unicode up front costs ~0.5 s per process)."""
+
+    def __missing__(self, codepoint: int) -> int | None:
+        value = None if unicodedata.combining(chr(codepoint)) else codepoint
+        self[codepoint] = value
+        return value
+
+
+_COMBINING_MARKS = _CombiningMarks()
+
+
 def normalize_text(text: str, do_lower_case: bool = True, map_quotes: bool = False) -> str:
     """Normalizes one string exactly like the original ALBERT `preprocess_text`.
 
@@ -54,11 +67,14 @@ def normalize_text(text: str, do_lower_case: bool = True, map_quotes: bool = Fal
         >>> normalize_text("Ångström  is\\nnice", do_lower_case=False)
         'Angstrom is nice'
     """
-    outputs = " ".join(text.strip().split())
+    outputs = " ".join(text.split())
     if map_quotes:
         outputs = outputs.replace("``", '"').replace("''", '"')
-    outputs = unicodedata.normalize("NFKD", outputs)
-    outputs = "".join(c for c in outputs if not unicodedata.combining(c))
+    # NFKD and dropping combining marks are the identity on ASCII, most of a corpus.
+    if not outputs.isascii():
+        outputs = unicodedata.normalize("NFKD", outputs)
+        if not outputs.isascii():
+            outputs = outputs.translate(_COMBINING_MARKS)
     if do_lower_case:
         outputs = outputs.lower()
         outputs = _LOWERED_SPECIAL_PATTERN.sub(
