@@ -20,6 +20,12 @@ Fairness:
     hits all settings alike; the figures are medians over the rounds, and the
     ratios are given for the medians and for the fastest steps.
 
+Roofline: the run also times one [1024, 768] x [768, 3072] GEMM per precision
+(graph and XLA) and prints the model's FLOPs per step, so the achieved
+GFLOP/s of each implementation can be read against what this CPU's matmuls
+reach at best: a ratio to keras-hub is bounded by how far below that peak
+keras-hub already runs.
+
 Precision: the table tells which policy is fastest on this device. On CPU the
 header lists the matmul-relevant flags: oneDNN runs bf16 GEMMs on AMX when the
 CPU exposes `amx_bf16`; with `avx512_bf16` alone they were slower than float32
@@ -173,6 +179,40 @@ def cpu_matmul_flags() -> str:
     return ", ".join(f"{flag} {'yes' if flag in flags else 'no'}" for flag in MATMUL_CPU_FLAGS)
 
 
+def training_flops(config: AlbertConfig) -> float:
+    """FLOPs of one MLM + SOP training step on full sequences (3x the forward).
+
+    Counts the matmuls (2 FLOPs per multiply-add): embedding projection,
+    attention projections, scores and context, FFN, MLM head at the masked
+    positions. albert_tf computes less in the last layer; this is the work a
+    full-sequence implementation does, the yardstick for both.
+    """
+    h, e = config.hidden_size, config.embedding_size
+    i, v = config.intermediate_size, config.vocab_size
+    per_layer = SEQ * (4 * h * h + 2 * h * i) + 2 * SEQ * SEQ * h
+    forward = SEQ * e * h + config.num_hidden_layers * per_layer
+    forward += PREDICTIONS * (h * e + e * v) + h * h
+    return 3 * 2 * BATCH * forward
+
+
+# The matmul dtype of each policy.
+GEMM_DTYPES = {"mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
+
+
+def gemm_gflops(dtype: str, jit_compile: bool, repeats: int = 30) -> float:
+    """Best GFLOP/s of a [1024, 768] x [768, 3072] matmul (an FFN-sized GEMM)."""
+    a = tf.cast(tf.random.normal([BATCH * SEQ, 768]), dtype)
+    b = tf.cast(tf.random.normal([768, 3072]), dtype)
+    matmul = tf.function(tf.matmul, jit_compile=jit_compile)
+    matmul(a, b).numpy()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        matmul(a, b).numpy()
+        best = min(best, time.perf_counter() - start)
+    return 2 * BATCH * SEQ * 768 * 3072 / best / 1e9
+
+
 def interleaved_seconds(runners: dict[str, StepRunner], warmup: int, rounds: int) -> dict:
     """Seconds of each timed step per setting; one step of every setting per round."""
     for name, run_one_step in runners.items():
@@ -243,6 +283,7 @@ def main() -> None:
     )
     median = {key: statistics.median(seconds[" ".join(key)]) for key in settings}
     _print_table(median, seconds)
+    _print_roofline(median, training_flops(config), args.precisions.split(","))
 
 
 def _ratio(seconds: dict, key: tuple, statistic: Callable) -> str:
@@ -281,6 +322,31 @@ def _print_table(median: dict, seconds: dict) -> None:
     if len(best) == 2:
         speedup = best["keras_hub"][0] / best["albert_tf"][0]
         print(f"best albert_tf / best keras_hub (medians): {speedup:.2f}x")
+
+
+def _print_roofline(median: dict, flops: float, precisions: list[str]) -> None:
+    """Achieved GFLOP/s per setting next to the best GEMM this device runs."""
+    print(f"model work: {flops / 1e9:.0f} GFLOP per step (full-sequence count)")
+    dtypes = [GEMM_DTYPES.get(precision, precision) for precision in precisions]
+    gemm = {
+        (dtype, xla): gemm_gflops(dtype, xla == "yes") for dtype in dtypes for xla in ("no", "yes")
+    }
+    print(
+        "GEMM [1024x768]x[768x3072]: "
+        + ", ".join(f"{dtype} XLA {xla} {value:.0f}" for (dtype, xla), value in gemm.items())
+        + " GFLOP/s"
+    )
+    peak = max(gemm.values())
+    for key, seconds in median.items():
+        achieved = flops / seconds / 1e9
+        print(f"  {' '.join(key)}: {achieved:.0f} GFLOP/s ({achieved / peak:.0%} of best GEMM)")
+    hub = [seconds for key, seconds in median.items() if key[0] == "keras_hub"]
+    if hub:
+        needed = 1.3 * flops / min(hub) / 1e9
+        print(
+            f"1.3x best keras_hub = {needed:.0f} GFLOP/s of this work "
+            f"({needed / peak:.0%} of best GEMM)"
+        )
 
 
 if __name__ == "__main__":

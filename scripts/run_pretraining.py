@@ -65,6 +65,10 @@ flags.DEFINE_bool(
     "Re-draw the whole-word n-gram masks each time a training record is read (needs "
     "token_boundary in the records).",
 )
+flags.DEFINE_float(
+    "masked_lm_prob", 0.15, "With --dynamic_masking: share of the pieces to mask (then capped)."
+)
+flags.DEFINE_integer("ngram", 3, "With --dynamic_masking: longest masked n-gram, in words.")
 
 
 def main(argv: list[str]) -> None:

@@ -8,6 +8,7 @@ import keras
 from keras import ops
 
 from albert_tf.models.embeddings import LAYER_NORM_EPSILON
+from albert_tf.models.positions import gather_positions
 
 # Added to the scores of padded keys, as in BERT/ALBERT. Applied in float32, so
 # it is safe under float16 and bfloat16 compute dtypes.
@@ -30,6 +31,10 @@ class AlbertAttention(keras.layers.Layer):
       * `layer_norm`: `.gamma`, `.beta` [H] (original `LayerNorm` after attention).
 
     Call: `layer(hidden_states [B, T, H], input_mask [B, T] (1 = real token))`.
+    With `query_positions` [B, Q], only those rows attend (to all T keys) and
+    the output is [B, Q, H]: the same values as the full output gathered at
+    those rows, for less compute (the last layer of pretraining needs only the
+    masked positions and [CLS]).
 
     Example:
     >>> layer = AlbertAttention(hidden_size=16, num_attention_heads=2)
@@ -91,9 +96,13 @@ class AlbertAttention(keras.layers.Layer):
     def _split_heads(self, x, batch, seq):
         return ops.reshape(x, (batch, seq, self.num_attention_heads, self.head_size))
 
-    def call(self, hidden_states, input_mask=None, training=None):
+    def call(self, hidden_states, input_mask=None, query_positions=None, training=None):
         batch, seq = ops.shape(hidden_states)[0], ops.shape(hidden_states)[1]
-        query = self._split_heads(self.query(hidden_states), batch, seq)
+        queries_from = hidden_states
+        if query_positions is not None:
+            queries_from = gather_positions(hidden_states, query_positions)
+        num_queries = ops.shape(queries_from)[1]
+        query = self._split_heads(self.query(queries_from), batch, num_queries)
         key = self._split_heads(self.key(hidden_states), batch, seq)
         value = self._split_heads(self.value(hidden_states), batch, seq)
 
@@ -106,11 +115,15 @@ class AlbertAttention(keras.layers.Layer):
         probs = self.probs_dropout(probs, training=training)
 
         context = ops.einsum("bnts,bsnd->btnd", probs, value)
-        context = ops.reshape(context, (batch, seq, self.hidden_size))
+        context = ops.reshape(context, (batch, num_queries, self.hidden_size))
         output = self.output_dropout(self.output_dense(context), training=training)
-        return self.layer_norm(hidden_states + output)
+        return self.layer_norm(queries_from + output)
 
-    def compute_output_shape(self, hidden_states_shape, input_mask_shape=None):
+    def compute_output_shape(
+        self, hidden_states_shape, input_mask_shape=None, query_positions_shape=None
+    ):
+        if query_positions_shape is not None:
+            return (*query_positions_shape, hidden_states_shape[-1])
         return hidden_states_shape
 
     def get_config(self) -> dict:

@@ -7,12 +7,7 @@ from keras import ops
 
 from albert_tf.models.activations import get_activation
 from albert_tf.models.embeddings import LAYER_NORM_EPSILON
-
-
-def gather_positions(sequence, positions):
-    """`sequence` [B, T, H] at `positions` [B, P] -> [B, P, H]."""
-    positions = ops.cast(positions, "int32")
-    return ops.take_along_axis(sequence, ops.expand_dims(positions, -1), axis=1)
+from albert_tf.models.positions import gather_positions
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -75,13 +70,16 @@ class AlbertMaskedLMHead(keras.layers.Layer):
         )
         self.built = True
 
-    def call(self, sequence_output, masked_positions):
+    def call(self, sequence_output, masked_positions=None):
         if self.token_embedding is None:
             raise ValueError(
                 "AlbertMaskedLMHead: no token_embedding to tie the output to; pass the "
                 "encoder's `embeddings.word_embeddings` layer as `token_embedding`."
             )
-        x = gather_positions(sequence_output, masked_positions)
+        # `masked_positions=None`: `sequence_output` is already [B, P, H] at them.
+        x = sequence_output
+        if masked_positions is not None:
+            x = gather_positions(sequence_output, masked_positions)
         x = self.layer_norm(self.activation(self.dense(x)))
         # The [B*P, E] x [E, V] product runs in the compute dtype (bf16/fp16
         # matmul units under mixed precision, like the encoder); the logits, the
@@ -90,7 +88,9 @@ class AlbertMaskedLMHead(keras.layers.Layer):
         logits = ops.einsum("bpe,ve->bpv", ops.cast(x, self.compute_dtype), table)
         return ops.cast(logits, "float32") + ops.cast(self.output_bias, "float32")
 
-    def compute_output_shape(self, sequence_output_shape, masked_positions_shape):
+    def compute_output_shape(self, sequence_output_shape, masked_positions_shape=None):
+        if masked_positions_shape is None:
+            return (*sequence_output_shape[:-1], self.vocab_size)
         return (*masked_positions_shape, self.vocab_size)
 
     def get_config(self) -> dict:

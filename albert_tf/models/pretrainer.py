@@ -82,19 +82,18 @@ class AlbertPretrainer(keras.Model):
         self.sentence_order_loss = keras.metrics.Mean(name="sentence_order_loss")
 
     def call(self, features: dict[str, Any], training: bool | None = None) -> dict[str, Any]:
-        encoder_outputs = self.encoder(
+        # Only [CLS] and the masked positions of the last layer feed the heads.
+        encoder_outputs = self.encoder.call_at_positions(
             {
                 "input_word_ids": ops.cast(features["input_ids"], "int32"),
                 "input_mask": ops.cast(features["input_mask"], "int32"),
                 "input_type_ids": ops.cast(features["segment_ids"], "int32"),
             },
+            features["masked_lm_positions"],
             training=training,
         )
         return {
-            "mlm_logits": self.masked_lm_head(
-                encoder_outputs["sequence_output"],
-                ops.cast(features["masked_lm_positions"], "int32"),
-            ),
+            "mlm_logits": self.masked_lm_head(encoder_outputs["sequence_output"]),
             "sop_logits": self.sentence_order_head(encoder_outputs["pooled_output"]),
         }
 

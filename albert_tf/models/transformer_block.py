@@ -23,6 +23,9 @@ class AlbertTransformerBlock(keras.layers.Layer):
     >>> x = keras.ops.ones((2, 5, 16))
     >>> tuple(block(x, keras.ops.ones((2, 5), "int32")).shape)
     (2, 5, 16)
+
+    `query_positions` [B, Q] computes the block's output at those rows only
+    ([B, Q, H]; keys and values still cover the whole sequence).
     """
 
     def __init__(
@@ -81,12 +84,16 @@ class AlbertTransformerBlock(keras.layers.Layer):
             self.ffn.build(hidden_states_shape)
         self.built = True
 
-    def call(self, hidden_states, input_mask=None, training=None):
-        x = self.attention(hidden_states, input_mask, training=training)
+    def call(self, hidden_states, input_mask=None, query_positions=None, training=None):
+        x = self.attention(hidden_states, input_mask, query_positions, training=training)
         return self.ffn(x, training=training)
 
-    def compute_output_shape(self, hidden_states_shape, input_mask_shape=None):
-        return hidden_states_shape
+    def compute_output_shape(
+        self, hidden_states_shape, input_mask_shape=None, query_positions_shape=None
+    ):
+        return self.attention.compute_output_shape(
+            hidden_states_shape, input_mask_shape, query_positions_shape
+        )
 
     def get_config(self) -> dict:
         config = super().get_config()

@@ -52,6 +52,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
+from albert_tf.data.masking import MaskingOptions
 from albert_tf.data.pretrain_input import check_records, find_unreadable_file, pretrain_dataset
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
@@ -193,6 +194,7 @@ class _Run:
         self.step = int(self.step_variable.numpy())
         self._eval_function = None
         self._eval_dataset = None
+        self._stop_votes = _stop_votes_function(strategy)
 
     # -- training --------------------------------------------------------
     def train(self) -> dict[str, float]:
@@ -210,8 +212,12 @@ class _Run:
         metrics: dict[str, float] = {}
         window = _Window(self.step)
         progress = self._progress_bar()
+        stopping = False
         with _stop_on_sigterm() as stop:
-            while self.step < config.num_train_steps and not stop.is_set():
+            while self.step < config.num_train_steps:
+                stopping = self._any_worker_stopping(stop)
+                if stopping:
+                    break
                 num_steps = self._steps_until_next_event()
                 try:
                     sums = train_function(iterator, tf.constant(num_steps)).numpy()
@@ -227,7 +233,7 @@ class _Run:
                     window = _Window(self.step)
                 if self._is_event_step():
                     metrics.update(self._save())
-            if stop.is_set():
+            if stopping:
                 logging.warning(
                     "SIGTERM: saving at step %d and stopping; rerun the same command to resume.",
                     self.step,
@@ -236,6 +242,17 @@ class _Run:
                     self._save(evaluate=False)
                 metrics["stopped_by_signal"] = 1.0
         return metrics
+
+    def _any_worker_stopping(self, stop: threading.Event) -> bool:
+        """Whether SIGTERM reached this worker or, with several workers, any of them.
+
+        Workers must stop at the same step: saving is collective under
+        MultiWorkerMirroredStrategy, so one worker leaving alone would hang the
+        others. Every worker calls this once per loop turn, in lock step.
+        """
+        if self._stop_votes is None:
+            return stop.is_set()
+        return bool(self._stop_votes(tf.constant(int(stop.is_set()), tf.int32)).numpy() > 0)
 
     def _progress_bar(self) -> keras.utils.Progbar | None:
         """A live progress bar on an interactive terminal (logs cover the other cases)."""
@@ -262,6 +279,11 @@ class _Run:
             shuffle_buffer_size=config.shuffle_buffer_size,
             dynamic_masking=config.dynamic_masking,
             vocab_size=self.albert_config.vocab_size,
+            masking_options=MaskingOptions(
+                max_predictions_per_seq=config.max_predictions_per_seq,
+                masked_lm_prob=config.masked_lm_prob,
+                ngram=config.ngram,
+            ),
         )
 
     def _is_event_step(self) -> bool:
@@ -357,13 +379,23 @@ class _Run:
             return
         with tf.io.gfile.GFile(path) as f:
             previous = json.load(f)
-        for name in ("input_file", "train_batch_size", "seed", "strategy", "dynamic_masking"):
-            if previous.get(name) != getattr(self.config, name):
+        for name in (
+            "input_file",
+            "train_batch_size",
+            "seed",
+            "strategy",
+            "dynamic_masking",
+            "masked_lm_prob",
+            "ngram",
+        ):
+            # Settings added later are absent from older files: compare with the default.
+            before = previous.get(name, getattr(PretrainConfig, name, None))
+            if before != getattr(self.config, name):
                 logging.warning(
                     "%s changed since the checkpoint (%r -> %r): the data order after "
                     "resuming is not the one of the interrupted run.",
                     name,
-                    previous.get(name),
+                    before,
                     getattr(self.config, name),
                 )
 
@@ -546,6 +578,22 @@ def _is_chief(strategy: tf.distribute.Strategy) -> bool:
 def _worker_id(strategy: tf.distribute.Strategy) -> int:
     resolver = getattr(strategy, "cluster_resolver", None)
     return int(getattr(resolver, "task_id", 0) or 0) if resolver is not None else 0
+
+
+def _stop_votes_function(strategy: tf.distribute.Strategy) -> Any:
+    """With several workers, a function summing a per-worker 0/1 flag over all of them."""
+    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        return None
+    jobs = strategy.cluster_resolver.cluster_spec().as_dict()
+    if sum(len(jobs.get(job, ())) for job in ("chief", "worker")) < 2:
+        return None
+
+    @tf.function
+    def votes(flag: tf.Tensor) -> tf.Tensor:
+        per_replica = strategy.run(lambda: tf.identity(flag))
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+
+    return votes
 
 
 @contextlib.contextmanager

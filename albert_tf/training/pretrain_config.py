@@ -57,9 +57,12 @@ class PretrainConfig:
     gradient_accumulation_steps: int = 1
     seed: int = 12345
     shuffle_buffer_size: int = 10_000
-    # Re-draw the whole-word n-gram masks every time a training record is read
-    # (original flag defaults: masked_lm_prob 0.15, ngram 3); eval keeps the records' masks.
+    # Re-draw the whole-word n-gram masks every time a training record is read,
+    # masking `masked_lm_prob` of the pieces in n-grams of up to `ngram` words (the
+    # data builder's defaults); eval keeps the records' masks.
     dynamic_masking: bool = False
+    masked_lm_prob: float = 0.15
+    ngram: int = 3
 
     def __post_init__(self) -> None:
         choices = {
@@ -82,11 +85,14 @@ class PretrainConfig:
             "log_every_steps",
             "steps_per_execution",
             "gradient_accumulation_steps",
+            "ngram",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}.")
         if self.num_warmup_steps < 0:
             raise ValueError(f"num_warmup_steps must be >= 0, got {self.num_warmup_steps}.")
+        if not 0.0 < self.masked_lm_prob <= 1.0:
+            raise ValueError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
         if not self.albert_config_file:
             raise ValueError("albert_config_file is required (the model's albert_config.json).")
         if self.do_train and not self.input_file:

@@ -47,6 +47,16 @@ def test_matches_numpy_reference():
     np.testing.assert_allclose(layer(x, mask), _reference(layer, x, mask), atol=1e-5)
 
 
+def test_query_positions_give_the_full_output_at_those_rows():
+    layer = AlbertAttention(H, N)
+    x, mask = _inputs()
+    positions = np.array([[0, 4, 2], [0, 1, 1]], "int32")
+    full = np.asarray(layer(x, mask))
+    subset = np.asarray(layer(x, mask, positions))
+    assert subset.shape == (2, 3, H)
+    np.testing.assert_allclose(subset, np.take_along_axis(full, positions[..., None], 1), atol=1e-5)
+
+
 def test_padded_keys_do_not_affect_real_positions():
     layer = AlbertAttention(H, N)
     x, mask = _inputs()

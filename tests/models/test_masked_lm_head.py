@@ -4,7 +4,8 @@ import keras
 import numpy as np
 import pytest
 
-from albert_tf.models.masked_lm_head import AlbertMaskedLMHead, gather_positions
+from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
+from albert_tf.models.positions import gather_positions
 
 V, E, H = 30, 8, 16
 

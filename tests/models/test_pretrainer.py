@@ -28,6 +28,29 @@ def _dtype(x):
     return keras.backend.standardize_dtype(x.dtype)
 
 
+@pytest.mark.parametrize(
+    "overrides",
+    [{}, {"inner_group_num": 2, "num_hidden_groups": 2}, {"sharing": "not_shared"}],
+)
+def test_last_layer_at_masked_positions_equals_the_full_encoder(
+    tiny_config, pretraining_features, overrides
+):
+    model = AlbertPretrainer(AlbertEncoder(tiny_config(num_hidden_layers=2, **overrides)))
+    features = pretraining_features(batch=3, predictions=5)
+    full = model.encoder(
+        {
+            "input_word_ids": features["input_ids"],
+            "input_mask": features["input_mask"],
+            "input_type_ids": features["segment_ids"],
+        }
+    )
+    out = model(features)
+    expected_mlm = model.masked_lm_head(full["sequence_output"], features["masked_lm_positions"])
+    np.testing.assert_allclose(out["mlm_logits"], expected_mlm, atol=1e-4)
+    expected_sop = model.sentence_order_head(full["pooled_output"])
+    np.testing.assert_allclose(out["sop_logits"], expected_sop, atol=1e-5)
+
+
 def test_outputs_and_tied_embeddings(model, pretraining_features, num_params):
     out = model(pretraining_features(batch=3, predictions=5))
     assert tuple(out["mlm_logits"].shape) == (3, 5, 97)

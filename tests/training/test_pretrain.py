@@ -163,11 +163,19 @@ def test_dynamic_masking_trains_on_masks_drawn_in_the_pipeline(base_config, tmp_
         return make_dataset(*args, **kwargs)
 
     monkeypatch.setattr(pretrain, "pretrain_dataset", recording_dataset)
-    config = base_config.replace(dynamic_masking=True, num_train_steps=2, save_checkpoints_steps=2)
+    config = base_config.replace(
+        dynamic_masking=True,
+        masked_lm_prob=0.3,
+        ngram=2,
+        num_train_steps=2,
+        save_checkpoints_steps=2,
+    )
     metrics = train_and_evaluate(config, str(tmp_path))
     assert np.isfinite(metrics["train/loss"]) and metrics["train/loss"] > 0
     training = [call for call in calls if call["is_training"]]
     assert training and all(c["dynamic_masking"] and c["vocab_size"] == 64 for c in training)
+    options = [c["masking_options"] for c in training]
+    assert all((o.masked_lm_prob, o.ngram) == (0.3, 2) for o in options)
     assert '"dynamic_masking": true' in (tmp_path / "pretrain_config.json").read_text()
 
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import tensorflow as tf
@@ -20,8 +22,9 @@ import tensorflow as tf
 # final trainable weights of this process to argv[3] (npz) and metrics to stdout.
 _CHILD = textwrap.dedent(
     """
-    import json, sys
+    import json, logging, sys
     import numpy as np
+    logging.basicConfig(level=logging.INFO)
     if "--logical-cpus" in sys.argv:
         from albert_tf.training.strategy import configure_logical_cpus
         configure_logical_cpus(2)
@@ -40,17 +43,21 @@ _CHILD = textwrap.dedent(
 )
 
 
-def _start(config, workdir, weights_path, env=None, logical_cpus=False):
+def _start(config, workdir, weights_path, env=None, logical_cpus=False, log=None):
+    """The child process; its stderr (absl logs) goes to the file `log` if given."""
     args = [sys.executable, "-c", _CHILD, json.dumps(config.__dict__), workdir, weights_path]
     if logical_cpus:
         args.append("--logical-cpus")
+    stderr = subprocess.PIPE if log is None else open(log, "w")  # noqa: SIM115
     return subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or os.environ
+        args, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env or os.environ
     )
 
 
-def _finish(process, timeout=240):
+def _finish(process, timeout=240, log=None):
     stdout, stderr = process.communicate(timeout=timeout)
+    if log is not None:
+        stderr = log.read_text()
     assert process.returncode == 0, stderr[-4000:]
     line = [line for line in stdout.splitlines() if line.startswith("METRICS ")][-1]
     return json.loads(line[len("METRICS ") :])
@@ -115,3 +122,34 @@ def test_multi_worker_mirrored_workers_agree(base_config, tmp_path):
     # Only the chief's checkpoint stays; the other worker's scratch copy is gone.
     assert tf.train.latest_checkpoint(workdir).endswith("ckpt-3")
     assert not [name for name in os.listdir(workdir) if name.startswith(".worker-")]
+
+
+def test_sigterm_to_one_worker_stops_both_at_the_same_step(base_config, tmp_path):
+    config = base_config.replace(
+        strategy="multi_worker_mirrored",
+        num_train_steps=100_000,
+        save_checkpoints_steps=100_000,
+        log_every_steps=1,
+    )
+    workdir = str(tmp_path / "work")
+    cluster = {"worker": [f"127.0.0.1:{port}" for port in _free_ports(2)]}
+    workers, logs = [], []
+    for index in range(2):
+        env = dict(os.environ)
+        env["TF_CONFIG"] = json.dumps(
+            {"cluster": cluster, "task": {"type": "worker", "index": index}}
+        )
+        logs.append(tmp_path / f"worker{index}.log")
+        workers.append(
+            _start(config, workdir, str(tmp_path / f"worker{index}.npz"), env=env, log=logs[-1])
+        )
+    deadline = time.monotonic() + 180
+    while "step 2/" not in logs[1].read_text() and time.monotonic() < deadline:
+        assert workers[1].poll() is None, logs[1].read_text()[-4000:]
+        time.sleep(0.2)
+    workers[1].send_signal(signal.SIGTERM)  # only the non-chief worker is preempted
+    metrics = [_finish(worker, log=log) for worker, log in zip(workers, logs, strict=True)]
+    assert metrics[0]["stopped_by_signal"] == metrics[1]["stopped_by_signal"] == 1.0
+    assert 2 <= metrics[0]["step"] == metrics[1]["step"] < 100_000
+    step = int(metrics[0]["step"])
+    assert tf.train.latest_checkpoint(workdir).endswith(f"ckpt-{step}")
