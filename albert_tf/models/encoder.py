@@ -105,10 +105,9 @@ class AlbertEncoder(keras.Model):
         }
         x = embeddings(inputs["input_word_ids"], inputs["input_type_ids"])
         encoder_outputs = []
-        for row in layer_blocks:
-            for block in row:
-                x = block(x, inputs["input_mask"])
-                encoder_outputs.append(x)
+        for block in _in_order(layer_blocks):
+            x = block(x, inputs["input_mask"])
+            encoder_outputs.append(x)
         outputs = {"sequence_output": x, "pooled_output": pooler(x[:, 0, :])}
         if output_all_layers:
             outputs["encoder_outputs"] = encoder_outputs
@@ -136,7 +135,7 @@ class AlbertEncoder(keras.Model):
         """
         mask = inputs["input_mask"]
         x = self.embeddings(inputs["input_word_ids"], inputs["input_type_ids"], training=training)
-        blocks = [block for row in self.layer_blocks for block in row]
+        blocks = _in_order(self.layer_blocks)
         for block in blocks[:-1]:
             x = block(x, mask, training=training)
         positions = ops.cast(positions, "int32")
@@ -220,6 +219,11 @@ def _make_layer_blocks(config: AlbertConfig, dtype: Any) -> list[list[AlbertTran
             )
         layer_blocks.append(row)
     return layer_blocks
+
+
+def _in_order(layer_blocks: list[list[AlbertTransformerBlock]]) -> list[AlbertTransformerBlock]:
+    """The blocks in the order they are applied (layer by layer, inner position by position)."""
+    return [block for row in layer_blocks for block in row]
 
 
 def _groups_of(

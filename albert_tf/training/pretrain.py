@@ -52,7 +52,6 @@ import numpy as np
 import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
-from albert_tf.data.masking import MaskingOptions
 from albert_tf.data.pretrain_input import check_records, find_unreadable_file, pretrain_dataset
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
@@ -279,11 +278,7 @@ class _Run:
             shuffle_buffer_size=config.shuffle_buffer_size,
             dynamic_masking=config.dynamic_masking,
             vocab_size=self.albert_config.vocab_size,
-            masking_options=MaskingOptions(
-                max_predictions_per_seq=config.max_predictions_per_seq,
-                masked_lm_prob=config.masked_lm_prob,
-                ngram=config.ngram,
-            ),
+            masking_options=config.masking_options(),
         )
 
     def _is_event_step(self) -> bool:

@@ -6,6 +6,7 @@ import dataclasses
 import json
 from typing import Any
 
+from albert_tf.data.masking import MaskingOptions
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
 from albert_tf.training.precision import PRECISIONS
 from albert_tf.training.strategy import STRATEGIES
@@ -85,7 +86,6 @@ class PretrainConfig:
             "log_every_steps",
             "steps_per_execution",
             "gradient_accumulation_steps",
-            "ngram",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}.")
@@ -93,6 +93,7 @@ class PretrainConfig:
             raise ValueError(f"num_warmup_steps must be >= 0, got {self.num_warmup_steps}.")
         if not 0.0 < self.masked_lm_prob <= 1.0:
             raise ValueError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
+        self.masking_options()  # checks ngram
         if not self.albert_config_file:
             raise ValueError("albert_config_file is required (the model's albert_config.json).")
         if self.do_train and not self.input_file:
@@ -104,6 +105,14 @@ class PretrainConfig:
                 f"train_batch_size ({self.train_batch_size}) must be divisible by "
                 f"gradient_accumulation_steps ({self.gradient_accumulation_steps})."
             )
+
+    def masking_options(self) -> MaskingOptions:
+        """The options of `dynamic_masking`'s re-drawn masks."""
+        return MaskingOptions(
+            max_predictions_per_seq=self.max_predictions_per_seq,
+            masked_lm_prob=self.masked_lm_prob,
+            ngram=self.ngram,
+        )
 
     def replace(self, **changes: Any) -> PretrainConfig:
         return dataclasses.replace(self, **changes)

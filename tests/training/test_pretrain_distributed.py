@@ -78,6 +78,25 @@ def _free_ports(count):
     return ports
 
 
+def _start_two_workers(config, workdir, tmp_path):
+    """Two MultiWorkerMirroredStrategy workers on 127.0.0.1; their processes and log files.
+
+    Worker i saves its final weights to tmp_path/worker{i}.npz and logs to worker{i}.log.
+    """
+    cluster = {"worker": [f"127.0.0.1:{port}" for port in _free_ports(2)]}
+    workers, logs = [], []
+    for index in range(2):
+        env = dict(os.environ)
+        env["TF_CONFIG"] = json.dumps(
+            {"cluster": cluster, "task": {"type": "worker", "index": index}}
+        )
+        logs.append(tmp_path / f"worker{index}.log")
+        workers.append(
+            _start(config, workdir, str(tmp_path / f"worker{index}.npz"), env=env, log=logs[-1])
+        )
+    return workers, logs
+
+
 def test_mirrored_over_two_replicas_equals_one_device(base_config, tmp_path):
     config = base_config.replace(num_train_steps=4, save_checkpoints_steps=4, log_every_steps=4)
     # Both children split the CPU in 2 logical devices; one_device uses the first.
@@ -104,15 +123,8 @@ def test_multi_worker_mirrored_workers_agree(base_config, tmp_path):
         log_every_steps=3,
     )
     workdir = str(tmp_path / "work")
-    cluster = {"worker": [f"127.0.0.1:{port}" for port in _free_ports(2)]}
-    workers = []
-    for index in range(2):
-        env = dict(os.environ)
-        env["TF_CONFIG"] = json.dumps(
-            {"cluster": cluster, "task": {"type": "worker", "index": index}}
-        )
-        workers.append(_start(config, workdir, str(tmp_path / f"worker{index}.npz"), env=env))
-    metrics = [_finish(worker) for worker in workers]
+    workers, logs = _start_two_workers(config, workdir, tmp_path)
+    metrics = [_finish(worker, log=log) for worker, log in zip(workers, logs, strict=True)]
     assert metrics[0]["step"] == metrics[1]["step"] == 3
     assert metrics[0]["train/masked_lm_loss"] == metrics[1]["train/masked_lm_loss"]
     for chief, other in zip(
@@ -132,17 +144,7 @@ def test_sigterm_to_one_worker_stops_both_at_the_same_step(base_config, tmp_path
         log_every_steps=1,
     )
     workdir = str(tmp_path / "work")
-    cluster = {"worker": [f"127.0.0.1:{port}" for port in _free_ports(2)]}
-    workers, logs = [], []
-    for index in range(2):
-        env = dict(os.environ)
-        env["TF_CONFIG"] = json.dumps(
-            {"cluster": cluster, "task": {"type": "worker", "index": index}}
-        )
-        logs.append(tmp_path / f"worker{index}.log")
-        workers.append(
-            _start(config, workdir, str(tmp_path / f"worker{index}.npz"), env=env, log=logs[-1])
-        )
+    workers, logs = _start_two_workers(config, workdir, tmp_path)
     deadline = time.monotonic() + 180
     while "step 2/" not in logs[1].read_text() and time.monotonic() < deadline:
         assert workers[1].poll() is None, logs[1].read_text()[-4000:]
