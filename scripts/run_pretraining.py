@@ -29,7 +29,10 @@ flags.DEFINE_string("eval_file", "", "TFRecord glob patterns for evaluation, com
 flags.DEFINE_string("output_dir", None, "Checkpoints, summaries and the final encoder go here.")
 flags.DEFINE_string("albert_config_file", None, "The model's albert_config.json.")
 flags.DEFINE_string(
-    "init_checkpoint", "", "encoder.keras file or checkpoint (dir or prefix) to start from."
+    "init_checkpoint",
+    "",
+    "Start from: a pretraining checkpoint (dir or prefix; encoder and heads) or an "
+    "encoder.keras file (encoder only). Ignored when output_dir already has a checkpoint.",
 )
 flags.DEFINE_bool("do_train", True, "Train.")
 flags.DEFINE_bool("do_eval", False, "Evaluate at every checkpoint and at the end; keep best/.")

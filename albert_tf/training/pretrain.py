@@ -185,7 +185,7 @@ class _Run:
             logging.info("Resumed from %s (step %d).", restored, int(self.step_variable.numpy()))
             self._warn_if_data_order_changed()
         elif config.init_checkpoint:
-            load_encoder_weights(self.model.encoder, config.init_checkpoint)
+            load_pretrained_weights(self.model, config.init_checkpoint)
         if self.is_chief:
             atomic_write_text(
                 os.path.join(workdir, "pretrain_config.json"), config.to_json_string()
@@ -555,6 +555,30 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> None:
         f"--init_checkpoint {prefix}: its encoder does not match the model's ({{reason}}).",
     )
     logging.info("Initialized the encoder from %s.", prefix)
+
+
+def load_pretrained_weights(model: AlbertPretrainer, path: str) -> None:
+    """Initializes `model` from `path` (`init_checkpoint`); raises `ValueError`.
+
+    The encoder always (see `load_encoder_weights`); the masked-LM and
+    sentence-order heads too when `path` is a checkpoint of this trainer that
+    holds them, as the original's `init_checkpoint` restored every variable it
+    found. That is what continued pretraining needs (e.g. a second phase at a
+    longer `max_seq_length`); a head not in the checkpoint starts fresh.
+    """
+    load_encoder_weights(model.encoder, path)
+    if path.endswith(".keras"):
+        return
+    prefix = find_checkpoint(path)
+    for name in ("masked_lm_head", "sentence_order_head"):
+        head = tf.train.Checkpoint(**{name: getattr(model, name)})
+        status = tf.train.Checkpoint(model=head).read(prefix).expect_partial()
+        try:
+            status.assert_existing_objects_matched()
+        except AssertionError:
+            logging.info("--init_checkpoint %s holds no %s; it starts fresh.", prefix, name)
+            continue
+        logging.info("Initialized the %s from %s.", name, prefix)
 
 
 def _name_unreadable_file(patterns: str, error: tf.errors.DataLossError) -> ValueError:

@@ -15,9 +15,14 @@ import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training import pretrain
 from albert_tf.training.checkpointing import restore_latest_readable
-from albert_tf.training.pretrain import load_encoder_weights, train_and_evaluate
+from albert_tf.training.pretrain import (
+    load_encoder_weights,
+    load_pretrained_weights,
+    train_and_evaluate,
+)
 from tests.training.conftest import tiny_pretrain_config
 
 
@@ -195,6 +200,37 @@ def test_init_checkpoint_loads_the_encoder_from_a_checkpoint_or_keras_file(full_
             np.testing.assert_array_equal(actual.numpy(), expected.numpy())
     with pytest.raises(ValueError, match="no checkpoint found"):
         load_encoder_weights(AlbertEncoder(exported.config), os.path.join(workdir, "logs"))
+
+
+def test_init_checkpoint_of_a_pretraining_run_also_loads_its_heads(full_run):
+    # Continued pretraining (e.g. a second phase at a longer length) keeps the heads;
+    # an encoder.keras file has none, so they keep their fresh initialization.
+    _, workdir, _ = full_run
+    config = AlbertConfig.from_json_file(os.path.join(workdir, "albert_config.json"))
+    trained = AlbertPretrainer(AlbertEncoder(config))
+    tf.train.Checkpoint(model=trained).read(tf.train.latest_checkpoint(workdir)).expect_partial()
+    heads = ("masked_lm_head", "sentence_order_head")
+
+    from_run = AlbertPretrainer(AlbertEncoder(config))
+    assert not np.array_equal(
+        from_run.sentence_order_head.weights[0].numpy(),
+        trained.sentence_order_head.weights[0].numpy(),
+    )
+    load_pretrained_weights(from_run, workdir)
+    for expected, actual in zip(trained.weights, from_run.weights, strict=True):
+        np.testing.assert_array_equal(actual.numpy(), expected.numpy())
+
+    from_keras = AlbertPretrainer(AlbertEncoder(config))
+    encoder_ids = {id(w) for w in from_keras.encoder.weights}  # Minus the tied embedding.
+    own = [w for name in heads for w in getattr(from_keras, name).weights]
+    own = [w for w in own if id(w) not in encoder_ids]
+    fresh = [w.numpy() for w in own]
+    load_pretrained_weights(from_keras, os.path.join(workdir, "encoder.keras"))
+    after = [w.numpy() for w in own]
+    for before, now in zip(fresh, after, strict=True):
+        np.testing.assert_array_equal(now, before)
+    for expected, actual in zip(trained.encoder.weights, from_keras.encoder.weights, strict=True):
+        np.testing.assert_array_equal(actual.numpy(), expected.numpy())
 
 
 def test_corrupt_record_file_is_named(base_config, tmp_path, record_dir):
