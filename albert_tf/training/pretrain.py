@@ -526,11 +526,14 @@ def _create_optimizer(config: PretrainConfig) -> keras.optimizers.Optimizer:
     return optimizer
 
 
-def load_encoder_weights(encoder: AlbertEncoder, path: str) -> None:
+def load_encoder_weights(encoder: AlbertEncoder, path: str) -> str | None:
     """Initializes `encoder` from `path` (`init_checkpoint`); raises `ValueError`.
 
     `path` is an `encoder.keras` file, or a checkpoint of this trainer (its
     directory or a `ckpt-N` prefix), of which only the encoder is read.
+
+    Returns:
+        The checkpoint prefix read, or None for an `encoder.keras` file.
     """
     if path.endswith(".keras"):
         loaded = keras.saving.load_model(path, compile=False)
@@ -541,7 +544,7 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> None:
             )
         encoder.set_weights(loaded.get_weights())
         logging.info("Initialized the encoder from %s.", path)
-        return
+        return None
     prefix = find_checkpoint(path)
     if prefix is None:
         raise ValueError(
@@ -555,6 +558,7 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> None:
         f"--init_checkpoint {prefix}: its encoder does not match the model's ({{reason}}).",
     )
     logging.info("Initialized the encoder from %s.", prefix)
+    return prefix
 
 
 def load_pretrained_weights(model: AlbertPretrainer, path: str) -> None:
@@ -566,10 +570,9 @@ def load_pretrained_weights(model: AlbertPretrainer, path: str) -> None:
     found. That is what continued pretraining needs (e.g. a second phase at a
     longer `max_seq_length`); a head not in the checkpoint starts fresh.
     """
-    load_encoder_weights(model.encoder, path)
-    if path.endswith(".keras"):
+    prefix = load_encoder_weights(model.encoder, path)
+    if prefix is None:  # An encoder.keras file: no heads in it.
         return
-    prefix = find_checkpoint(path)
     for name in ("masked_lm_head", "sentence_order_head"):
         head = tf.train.Checkpoint(**{name: getattr(model, name)})
         status = tf.train.Checkpoint(model=head).read(prefix).expect_partial()
