@@ -26,6 +26,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
+from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns
 
 INPUT_FORMATS = ("text", "wikitext")
@@ -41,7 +42,7 @@ _WIKITEXT_JOINS = ((" @-@ ", "-"), (" @,@ ", ","), (" @.@ ", "."))
 _WIKITEXT_SENTENCE_END = re.compile(r"(?<= \.) ")
 
 
-class InputError(ValueError):
+class InputError(UserError):
     """Bad pretraining input; the message names the file (and line) and what to do."""
 
 

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from albert_tf.errors import UserError
+
 # How many names of each kind an error message lists before "... and N more".
 _LISTED = 20
 
 
-class CheckpointMismatchError(ValueError):
+class CheckpointMismatchError(UserError):
     """The tensors of a checkpoint do not match the model's weights."""
 
 
