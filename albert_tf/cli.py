@@ -1,10 +1,15 @@
 """`run`: the one way albert_tf's entry points start, report user errors and exit.
 
-Import this module before anything that imports TensorFlow: it sets `TF_CPP_MIN_LOG_LEVEL=2`
-(unless the user set it) so TensorFlow's C++ start-up notices (CUDA stubs, oneDNN) stay out of
-the output. `run(main)` then runs an absl `main` and turns a `UserError` (albert_tf.errors) into
-one line on stderr, `error: <what>, <where>, <what to do>`, and exit status 2; flag parsing
-errors are reported the same way. A traceback is shown when `--verbose` is passed or
+Import this module before anything that imports TensorFlow. Unless the user set
+`TF_CPP_MIN_LOG_LEVEL` (then nothing is hidden), it keeps TensorFlow's C++ log lines out of the
+output: it sets `TF_CPP_MIN_LOG_LEVEL=3`, and holds stderr in a temporary file while the script's
+imports run, because the lines TensorFlow prints while it loads (CUDA stubs, oneDNN notices)
+come before that setting is read; `run` (or interpreter exit) writes the held output back
+without TensorFlow's C++ log lines.
+
+`run(main)` runs an absl `main` and turns a `UserError` (albert_tf.errors) into one line on
+stderr, `error: <what>, <where>, <what to do>`, and exit status 2; flag parsing errors are
+reported the same way. A traceback is shown when `--verbose` is passed or
 `ALBERT_TF_VERBOSE=1` is set. Any other exception is a bug and keeps its traceback.
 
 Example (a script):
@@ -21,18 +26,63 @@ Example (a script):
 
 from __future__ import annotations
 
+import atexit
 import os
+import re
 import sys
+import tempfile
 from collections.abc import Callable
 
 from absl import app, flags
 
 from albert_tf.errors import UserError
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
 VERBOSE_ENV = "ALBERT_TF_VERBOSE"
 USER_ERROR_EXIT_CODE = 2
+
+# `I0000 00:00:1795414814.081485    8721 port.cc:153] ...` and absl's notice before it.
+_TF_LOG_LINE = re.compile(
+    rb"^([IW]\d{4} \d\d:\d\d:\d+\.\d+ +\d+ [\w.]+:\d+\]|WARNING: All log messages before absl)"
+)
+
+
+class _HeldStderr:
+    """File descriptor 2 redirected into a temporary file until `release`."""
+
+    def __init__(self):
+        sys.stderr.flush()
+        self._saved = os.dup(2)
+        self._file = tempfile.TemporaryFile()
+        os.dup2(self._file.fileno(), 2)
+        self._released = False
+        atexit.register(self.release)
+
+    def release(self) -> None:
+        """Restores stderr and writes back what was held, minus TensorFlow's C++ log lines."""
+        if self._released:
+            return
+        self._released = True
+        sys.stderr.flush()
+        os.dup2(self._saved, 2)
+        os.close(self._saved)
+        self._file.seek(0)
+        kept = [line for line in self._file if not _TF_LOG_LINE.match(line)]
+        self._file.close()
+        if kept:
+            os.write(2, b"".join(kept))
+
+
+_held_stderr = None
+if "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    _held_stderr = _HeldStderr()
+
+
+def release_stderr() -> None:
+    """Ends the quiet start-up (see the module docstring); later output goes straight out."""
+    if _held_stderr is not None:
+        _held_stderr.release()
+
 
 flags.DEFINE_bool(
     "verbose", False, f"Show the traceback of input errors too (or set {VERBOSE_ENV}=1)."
@@ -71,4 +121,5 @@ def run(main: Callable[[list[str]], object]) -> None:
             report_user_error(error)
             sys.exit(USER_ERROR_EXIT_CODE)
 
+    release_stderr()
     app.run(guarded_main, flags_parser=_parse_flags)

@@ -15,6 +15,8 @@ from typing import Any
 
 SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_exact", "relu", "tanh", "linear")
+# Every LayerNorm of ALBERT (original and Hugging Face) uses this epsilon; not a config field.
+LAYER_NORM_EPSILON = 1e-12
 
 # Keys found in some released albert_config.json files that do not change the
 # model (the original code ignores them too).

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from absl import app, flags
 
-from albert_tf.export.convert import FORMATS, convert_checkpoint
+from albert_tf.convert.convert import FORMATS, convert_checkpoint
 
 flags.DEFINE_enum("from", None, list(FORMATS), "Format of --input.")
 flags.DEFINE_enum("to", None, list(FORMATS), "Format of --output.")

@@ -46,13 +46,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_tf.data.masking import MaskingOptions
-from albert_tf.tokenization.model_proto import ALBERT_ID_LAYOUT
-
-CLS_ID = ALBERT_ID_LAYOUT.index("[CLS]")
-SEP_ID = ALBERT_ID_LAYOUT.index("[SEP]")
-MASK_ID = ALBERT_ID_LAYOUT.index("[MASK]")
-# Ids below this are <pad>/<unk>/[CLS]/[SEP]/[MASK]: never random replacements.
-FIRST_NORMAL_ID = len(ALBERT_ID_LAYOUT)
+from albert_tf.tokenization.model_proto import CLS_ID, FIRST_NORMAL_ID, MASK_ID, SEP_ID
 
 # The features a masking function reads; it returns them all but `token_boundary`.
 INPUT_FEATURES = (

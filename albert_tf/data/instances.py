@@ -38,6 +38,7 @@ import random
 import numpy as np
 
 from albert_tf.data.tokenized_documents import TokenizedDocuments
+from albert_tf.tokenization.truncation import longest_first_lengths
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,30 +83,6 @@ class SegmentPairs:
         return len(self.labels)
 
 
-def trim_counts(a_length: int, b_length: int, max_num_tokens: int) -> tuple[int, int]:
-    """Pieces the original `truncate_seq_pair` removes from A and from B (always from the
-    longer side, B on ties); the loop's outcome in closed form.
-
-    Example:
-        >>> trim_counts(10, 4, 8)
-        (6, 0)
-        >>> trim_counts(5, 5, 7)
-        (1, 2)
-    """
-    excess = a_length + b_length - max_num_tokens
-    if excess <= 0:
-        return 0, 0
-    from_a = from_b = 0
-    gap = abs(a_length - b_length)
-    first = min(excess, gap)
-    if a_length > b_length:
-        from_a += first
-    else:
-        from_b += first
-    excess -= first
-    return from_a + excess // 2, from_b + excess - excess // 2
-
-
 class _PairCollector:
     """Accumulates segment slices, then truncates them all at once."""
 
@@ -118,8 +95,8 @@ class _PairCollector:
     def finish(self, max_num_tokens: int, rng: np.random.Generator, skipped: int) -> SegmentPairs:
         rows = np.array(self.rows, dtype=np.int64).reshape(-1, 5)
         a_start, a_length, b_start, b_length, labels = rows.T.copy()
-        trims = [trim_counts(a, b, max_num_tokens) for a, b in zip(a_length, b_length, strict=True)]
-        trim = np.array(trims, dtype=np.int64).reshape(-1, 2)
+        kept_a, kept_b = longest_first_lengths(a_length, b_length, max_num_tokens)
+        trim = np.stack([a_length - kept_a, b_length - kept_b], axis=1)
         # Each trimmed piece is from the front with p 0.5: the front count is binomial.
         front = rng.binomial(trim, 0.5)
         a_start += front[:, 0]

@@ -26,14 +26,11 @@ import shutil
 import keras
 
 from albert_tf.config import AlbertConfig
+from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE, SPM_FILE, TOKENIZER_CONFIG_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.tokenization.model_proto import load_albert_model_proto
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
-ENCODER_FILE = "encoder.keras"
-CONFIG_FILE = "albert_config.json"
-SPM_FILE = "spm.model"
-TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
 BUNDLE_SUBDIR = "keras"  # Inside a SavedModel export directory.
 
 
@@ -55,7 +52,7 @@ def save_encoder_bundle(
     load_albert_model_proto(spm_model_file)  # Validates before writing anything.
     os.makedirs(bundle_dir, exist_ok=True)
     encoder.save(os.path.join(bundle_dir, ENCODER_FILE))
-    encoder.config.to_json_file(os.path.join(bundle_dir, CONFIG_FILE))
+    encoder.config.to_json_file(os.path.join(bundle_dir, ALBERT_CONFIG_FILE))
     shutil.copyfile(spm_model_file, os.path.join(bundle_dir, SPM_FILE))
     with open(os.path.join(bundle_dir, TOKENIZER_CONFIG_FILE), "w", encoding="utf-8") as handle:
         json.dump({"do_lower_case": do_lower_case, "seq_length": seq_length}, handle, indent=2)
@@ -89,11 +86,11 @@ def load_encoder(path: str) -> tuple[AlbertEncoder, AlbertTextTokenizer]:
     """
     bundle_dir = resolve_bundle_dir(path)
     encoder = keras.saving.load_model(os.path.join(bundle_dir, ENCODER_FILE), compile=False)
-    config = AlbertConfig.from_json_file(os.path.join(bundle_dir, CONFIG_FILE))
+    config = AlbertConfig.from_json_file(os.path.join(bundle_dir, ALBERT_CONFIG_FILE))
     if not isinstance(encoder, AlbertEncoder) or encoder.config != config:
         raise ValueError(
             f"{bundle_dir}: {ENCODER_FILE} does not hold an AlbertEncoder with the config of "
-            f"{CONFIG_FILE}; re-export the bundle."
+            f"{ALBERT_CONFIG_FILE}; re-export the bundle."
         )
     tokenizer_config = read_tokenizer_config(bundle_dir)
     text_tokenizer = AlbertTextTokenizer(

@@ -46,8 +46,8 @@ import keras
 import tensorflow as tf
 from tensorflow.core.protobuf import trackable_object_graph_pb2
 
+from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.config import AlbertConfig
-from albert_tf.export.atomic_directory import atomic_output_directory, refuse_existing
 from albert_tf.export.encoder_bundle import BUNDLE_SUBDIR, save_encoder_bundle
 from albert_tf.export.serving_module import AlbertServingModule
 from albert_tf.models.encoder import AlbertEncoder

@@ -40,9 +40,9 @@ import os
 
 import tensorflow as tf
 
-from albert_tf.export.text_packing import pack_segments
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
+from albert_tf.tokenization.text_packing import pack_segments
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 

@@ -1,25 +1,9 @@
-"""Fine-tuning ALBERT on sentence (pair) classification and regression (GLUE, TSV/CSV).
+"""Fine-tuning ALBERT, one folder per task family, the shared parts once.
 
-TensorFlow-free imports only here (tasks, file reading, metrics). The Keras pieces live in
-their modules: `classifier.AlbertClassifier`, `text_features.AlbertTextFeatures`,
-`input_packer.AlbertInputPacker`, `pretrained_encoder.load_pretrained_encoder`,
-`datasets.make_dataset`, `serving.export_classifier` and `run.run_classifier`.
+Shared by every task family: `finetune_config.FinetuneConfig` (the common settings),
+`flags` (the common absl flags of the `run_*.py` scripts), `pretrained_encoder` (what a run
+starts from: bundles, `.keras` files, pretraining checkpoints, converted HF / TF1 models),
+`training` (seed, strategy, precision, the optimizer recipe, `fit` with resumable callbacks,
+the `output_dir` layout) and `scalar_logger`. Task families: `classification` (GLUE and any
+TSV/CSV, sentence or pair, classification or regression).
 """
-
-from albert_tf.finetune.examples import Examples, infer_labels, read_examples, read_unlabeled
-from albert_tf.finetune.metrics import METRICS, compute_metrics
-from albert_tf.finetune.tasks import GLUE_TASKS, ColumnLayout, TaskSpec, generic_task, get_task
-
-__all__ = [
-    "GLUE_TASKS",
-    "METRICS",
-    "ColumnLayout",
-    "Examples",
-    "TaskSpec",
-    "compute_metrics",
-    "generic_task",
-    "get_task",
-    "infer_labels",
-    "read_examples",
-    "read_unlabeled",
-]

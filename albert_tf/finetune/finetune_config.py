@@ -1,4 +1,15 @@
-"""`FinetuneConfig`: every setting of a fine-tuning run (the flags of run_classifier.py)."""
+"""`FinetuneConfig`: the settings every fine-tuning task family shares.
+
+Model, tokenizer, optimization, what to do, and execution. Each task family extends it with
+its data settings (e.g. `ClassificationConfig` in `albert_tf.finetune.classification`), so the
+shared flags (`albert_tf.finetune.flags`) and the shared run steps
+(`albert_tf.finetune.training`) read the same fields everywhere.
+
+Example:
+    >>> config = FinetuneConfig(init_checkpoint="bundle/", learning_rate=2e-5)
+    >>> config.replace(num_train_epochs=2.0).num_train_epochs
+    2.0
+"""
 
 from __future__ import annotations
 
@@ -6,7 +17,7 @@ import dataclasses
 import json
 from typing import Any
 
-from albert_tf.finetune.tasks import PROBLEMS, TASK_NAMES
+from albert_tf.errors import UserError
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
 from albert_tf.training.precision import PRECISIONS
 from albert_tf.training.strategy import STRATEGIES
@@ -14,36 +25,16 @@ from albert_tf.training.strategy import STRATEGIES
 
 @dataclasses.dataclass(frozen=True)
 class FinetuneConfig:
-    """Settings of `run_classifier`; defaults are the original ALBERT GLUE recipe's shape.
+    """Settings shared by every task family; defaults are the original ALBERT GLUE recipe's shape.
 
     AdamW, 10% linear warmup then linear decay to 0, weight decay 0.01 (not on LayerNorm and
-    bias), gradients clipped to norm 1.0, dropout 0.1 on the pooled output. A pretrained
-    ALBERT wants a learning rate around 1e-5..5e-5: much higher and training can collapse to
-    the majority class (50% on balanced tasks).
-
-    Example:
-    >>> config = FinetuneConfig(task="sst-2", data_dir="glue/SST-2",
-    ...                         init_checkpoint="bundle/", do_train=True, do_eval=True)
-    >>> config.replace(learning_rate=2e-5).learning_rate
-    2e-05
+    bias), gradients clipped to norm 1.0, dropout 0.1 before the task head. A pretrained
+    ALBERT wants a learning rate around 1e-5..5e-5: much higher and training can collapse.
+    Task families override defaults where the original recipe differs (e.g. SQuAD's lengths).
     """
 
-    # -- data --
-    task: str = "sst-2"
-    data_dir: str = ""
-    train_file: str = ""  # Override of the task's train file (a path, or a name in data_dir).
-    dev_file: str = ""
-    test_file: str = ""
-    text_a_column: str = ""  # tsv/csv: header name or 0-based position.
-    text_b_column: str = ""
-    label_column: str = ""
-    index_column: str = ""
-    has_header: bool = True
-    problem: str = "classification"
-    labels: tuple[str, ...] = ()  # tsv/csv classification; inferred from train when empty.
-    max_train_examples: int = 0  # Use only the first N training examples (0: all).
     # -- model --
-    init_checkpoint: str = ""  # Bundle dir, encoder.keras, pretraining workdir or ckpt prefix.
+    init_checkpoint: str = ""  # Bundle dir, encoder.keras, pretraining workdir, ckpt, HF or TF1.
     albert_config_file: str = ""  # For a random encoder or a checkpoint without config.
     spm_model_file: str = ""  # Taken from the bundle when empty.
     do_lower_case: bool = True
@@ -59,6 +50,7 @@ class FinetuneConfig:
     train_batch_size: int = 32
     eval_batch_size: int = 64
     seed: int = 12345
+    max_train_examples: int = 0  # Use only the first N training examples (0: all).
     # -- what to do --
     do_train: bool = True
     do_eval: bool = True
@@ -72,38 +64,45 @@ class FinetuneConfig:
     steps_per_execution: int = 1
 
     def __post_init__(self) -> None:
-        choices = {
-            "task": TASK_NAMES,
-            "problem": PROBLEMS,
-            "optimizer": OPTIMIZER_NAMES,
-            "strategy": STRATEGIES,
-            "precision": PRECISIONS,
-        }
+        choices = {"optimizer": OPTIMIZER_NAMES, "strategy": STRATEGIES, "precision": PRECISIONS}
         for name, allowed in choices.items():
-            value = getattr(self, name)
-            if name == "task":
-                value = value.lower().replace("_", "-")
-                value = {"sst2": "sst-2", "stsb": "sts-b"}.get(value, value)
-            if value not in allowed:
-                raise ValueError(f"{name}={getattr(self, name)!r}; choose one of {allowed}.")
-        for name in (
-            "max_seq_length",
-            "train_batch_size",
-            "eval_batch_size",
-            "steps_per_execution",
-        ):
+            if getattr(self, name) not in allowed:
+                raise UserError(
+                    f"{name}={getattr(self, name)!r} is not supported",
+                    where=f"--{name}",
+                    fix=f"choose one of {', '.join(allowed)}",
+                )
+        positive = ("max_seq_length", "train_batch_size", "eval_batch_size", "steps_per_execution")
+        for name in positive:
             if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}.")
+                raise UserError(
+                    f"{name} must be positive, got {getattr(self, name)}", where=f"--{name}"
+                )
         if self.max_seq_length < 3:
-            raise ValueError(f"max_seq_length must be >= 3, got {self.max_seq_length}.")
-        if self.learning_rate <= 0 or self.num_train_epochs <= 0:
-            raise ValueError("learning_rate and num_train_epochs must be positive.")
-        if not 0.0 <= self.warmup_proportion < 1.0:
-            raise ValueError(f"warmup_proportion must be in [0, 1), got {self.warmup_proportion}.")
-        if not 0.0 <= self.dropout_rate < 1.0:
-            raise ValueError(f"dropout_rate must be in [0, 1), got {self.dropout_rate}.")
+            raise UserError(
+                f"max_seq_length must be >= 3 ([CLS] and [SEP]s), got {self.max_seq_length}",
+                where="--max_seq_length",
+            )
+        for name in ("learning_rate", "num_train_epochs"):
+            if getattr(self, name) <= 0:
+                raise UserError(
+                    f"{name} must be positive, got {getattr(self, name)}", where=f"--{name}"
+                )
+        for name in ("warmup_proportion", "dropout_rate"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise UserError(
+                    f"{name} must be in [0, 1), got {getattr(self, name)}", where=f"--{name}"
+                )
+        if self.max_train_examples < 0:
+            raise UserError(
+                f"max_train_examples must be >= 0, got {self.max_train_examples}",
+                where="--max_train_examples",
+            )
         if not (self.do_train or self.do_eval or self.do_predict or self.export_saved_model):
-            raise ValueError("Nothing to do: set do_train, do_eval, do_predict or export.")
+            raise UserError(
+                "nothing to do",
+                fix="pass --do_train, --do_eval, --do_predict or --export_saved_model",
+            )
 
     def replace(self, **changes: Any) -> FinetuneConfig:
         return dataclasses.replace(self, **changes)

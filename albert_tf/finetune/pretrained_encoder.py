@@ -10,7 +10,7 @@ Sources, by what `init` points at:
   `albert_config`, or the `albert_config.json` found next to it).
 * a Hugging Face ALBERT directory (`config.json` + safetensors/bin) or an original TF1
   checkpoint (`model.ckpt-*` with `bert/...` variables, prefix or directory): converted on
-  the fly with `albert_tf.export.convert.load_model`; a `*.model` file beside it (e.g.
+  the fly with `albert_tf.convert.convert.load_model`; a `*.model` file beside it (e.g.
   `30k-clean.model`, `spiece.model`) is taken as the tokenizer.
 
 The encoder is rebuilt with the requested dtype policy and the loaded weights copied in, so
@@ -34,14 +34,13 @@ import os
 import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
-from albert_tf.export.convert import load_model as load_converted_model
-from albert_tf.export.encoder_bundle import SPM_FILE, load_encoder, read_tokenizer_config
+from albert_tf.convert.convert import load_model as load_converted_model
+from albert_tf.export.encoder_bundle import load_encoder, read_tokenizer_config
 from albert_tf.export.encoder_bundle import resolve_bundle_dir as _resolve_bundle_dir
 from albert_tf.export.saved_model import load_albert_model
+from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE, SPM_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
-
-CONFIG_FILE = "albert_config.json"
 
 
 @dataclasses.dataclass
@@ -106,7 +105,7 @@ def load_pretrained_encoder(
         return PretrainedEncoder(
             _with_dtype(model, dtype), spm_model_file=_spm_beside(init), source=init
         )
-    final_encoder = os.path.join(init, "encoder.keras")
+    final_encoder = os.path.join(init, ENCODER_FILE)
     if os.path.isdir(init) and os.path.isfile(final_encoder):
         init = final_encoder  # A pretraining workdir: its final encoder.
     if albert_config is None and not init.endswith(".keras"):
@@ -156,7 +155,7 @@ def _spm_beside(path: str) -> str | None:
 
 def _config_next_to(path: str) -> AlbertConfig:
     directory = path if os.path.isdir(path) else os.path.dirname(path)
-    config_file = os.path.join(directory, CONFIG_FILE)
+    config_file = os.path.join(directory, ALBERT_CONFIG_FILE)
     if os.path.isfile(config_file):
         return AlbertConfig.from_json_file(config_file)
     raise ValueError(

@@ -1,7 +1,8 @@
-"""ALBERT models in Keras 3: encoder with cross-layer sharing, heads, pretrainer."""
+"""ALBERT models in Keras 3: encoder with cross-layer sharing, heads, pretrainer, task models."""
 
 from albert_tf.models.activations import get_activation
 from albert_tf.models.attention import AlbertAttention
+from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.models.embeddings import AlbertEmbeddings
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.feed_forward import AlbertFeedForward
@@ -13,6 +14,7 @@ from albert_tf.models.transformer_block import AlbertTransformerBlock
 
 __all__ = [
     "AlbertAttention",
+    "AlbertClassifier",
     "AlbertEmbeddings",
     "AlbertEncoder",
     "AlbertFeedForward",

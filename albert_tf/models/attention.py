@@ -7,7 +7,7 @@ import math
 import keras
 from keras import ops
 
-from albert_tf.models.embeddings import LAYER_NORM_EPSILON
+from albert_tf.config import LAYER_NORM_EPSILON
 from albert_tf.models.positions import gather_positions
 
 # Added to the scores of padded keys, as in BERT/ALBERT. Applied in float32, so

@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-LAYER_NORM_EPSILON = 1e-12
+from albert_tf.config import LAYER_NORM_EPSILON
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")

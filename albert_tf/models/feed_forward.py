@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import keras
 
+from albert_tf.config import LAYER_NORM_EPSILON
 from albert_tf.models.activations import get_activation
-from albert_tf.models.embeddings import LAYER_NORM_EPSILON
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from albert_tf.config import LAYER_NORM_EPSILON
 from albert_tf.models.activations import get_activation
-from albert_tf.models.embeddings import LAYER_NORM_EPSILON
 from albert_tf.models.positions import gather_positions
 
 

@@ -17,6 +17,9 @@ import os
 from sentencepiece import sentencepiece_model_pb2
 
 ALBERT_ID_LAYOUT = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
+PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = range(len(ALBERT_ID_LAYOUT))
+# Ids below this are <pad>/<unk>/[CLS]/[SEP]/[MASK]; normal pieces start here.
+FIRST_NORMAL_ID = len(ALBERT_ID_LAYOUT)
 _SPECIAL_TYPES = (
     sentencepiece_model_pb2.ModelProto.SentencePiece.CONTROL,
     sentencepiece_model_pb2.ModelProto.SentencePiece.USER_DEFINED,

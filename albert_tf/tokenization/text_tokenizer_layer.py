@@ -23,14 +23,17 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from albert_tf.tokenization.model_proto import (
-    ALBERT_ID_LAYOUT,
+    CLS_ID,
+    MASK_ID,
+    SEP_ID,
+    UNK_ID,
     albert_model_proto_from_bytes,
     load_albert_model_proto,
 )
 from albert_tf.tokenization.normalize import normalize_text_tf
 
 _ASSET_FILE = "albert_sentencepiece.model"
-_SPECIAL_IDS = tuple(ALBERT_ID_LAYOUT.index(token) for token in ("[CLS]", "[SEP]", "[MASK]"))
+_SPECIAL_IDS = (CLS_ID, SEP_ID, MASK_ID)
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -67,7 +70,7 @@ class AlbertTextTokenizer(keras.layers.Layer):
         self.proto = model_bytes
         self._sentencepiece = tf_text.SentencepieceTokenizer(model=model_bytes, out_type=tf.int32)
         self._space_id = int(self._sentencepiece.string_to_id("\u2581").numpy())
-        if self._space_id == ALBERT_ID_LAYOUT.index("<unk>"):
+        if self._space_id == UNK_ID:
             self._space_id = -1
 
     @property

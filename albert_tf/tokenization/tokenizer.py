@@ -30,7 +30,14 @@ import os
 import numpy as np
 import sentencepiece as spm
 
-from albert_tf.tokenization.model_proto import ALBERT_ID_LAYOUT, load_albert_model_proto
+from albert_tf.tokenization.model_proto import (
+    CLS_ID,
+    MASK_ID,
+    PAD_ID,
+    SEP_ID,
+    UNK_ID,
+    load_albert_model_proto,
+)
 from albert_tf.tokenization.normalize import normalize_text
 
 WORD_START_PREFIX = "\u2581"  # "▁", SentencePiece's word-boundary marker.
@@ -52,11 +59,11 @@ class AlbertTokenizer:
         [[...], [4, ...]]
     """
 
-    pad_id = ALBERT_ID_LAYOUT.index("<pad>")
-    unk_id = ALBERT_ID_LAYOUT.index("<unk>")
-    cls_id = ALBERT_ID_LAYOUT.index("[CLS]")
-    sep_id = ALBERT_ID_LAYOUT.index("[SEP]")
-    mask_id = ALBERT_ID_LAYOUT.index("[MASK]")
+    pad_id = PAD_ID
+    unk_id = UNK_ID
+    cls_id = CLS_ID
+    sep_id = SEP_ID
+    mask_id = MASK_ID
     special_ids = (cls_id, sep_id, mask_id)
 
     def __init__(self, model_file: str, do_lower_case: bool = True, num_threads: int = 2):

@@ -10,8 +10,6 @@ copy cut short): `restore_latest_readable` then falls back to the one before.
 from __future__ import annotations
 
 import logging
-import os
-import uuid
 
 import tensorflow as tf
 
@@ -91,17 +89,3 @@ def error_summary(error: BaseException) -> str:
     """`ErrorType: first line of its message`: TensorFlow's restore errors run for pages."""
     lines = str(error).strip().splitlines()
     return f"{type(error).__name__}: {lines[0] if lines else ''}"
-
-
-def atomic_write_text(path: str, text: str) -> None:
-    """Writes `text` to `path` through a temp file and a rename (never half-written).
-
-    Uses `tf.io.gfile`, so `path` may also be on GCS.
-    """
-    directory = os.path.dirname(path)
-    if directory:
-        tf.io.gfile.makedirs(directory)
-    temp_path = os.path.join(directory, f".tmp-{uuid.uuid4().hex}-{os.path.basename(path)}")
-    with tf.io.gfile.GFile(temp_path, "w") as f:
-        f.write(text)
-    tf.io.gfile.rename(temp_path, path, overwrite=True)

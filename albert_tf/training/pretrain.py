@@ -51,12 +51,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from albert_tf.atomic_files import atomic_write_text
 from albert_tf.config import AlbertConfig
 from albert_tf.data.pretrain_input import check_records, find_unreadable_file, pretrain_dataset
+from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training.checkpointing import (
-    atomic_write_text,
     find_checkpoint,
     read_into,
     restore_latest_readable,
@@ -82,9 +83,6 @@ _PROGRESS_METRICS = (
     "sentence_order_accuracy",
     "sentence_order_loss",
 )
-
-ENCODER_FILENAME = "encoder.keras"
-ALBERT_CONFIG_FILENAME = "albert_config.json"
 
 
 def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]:
@@ -482,9 +480,9 @@ class _Run:
         with self._write_location(self.workdir) as directory:
             temp_path = os.path.join(directory, ".tmp-encoder.keras")
             self.model.encoder.save(temp_path)
-            tf.io.gfile.rename(temp_path, os.path.join(directory, ENCODER_FILENAME), overwrite=True)
+            tf.io.gfile.rename(temp_path, os.path.join(directory, ENCODER_FILE), overwrite=True)
             atomic_write_text(
-                os.path.join(directory, ALBERT_CONFIG_FILENAME), self.albert_config.to_json_string()
+                os.path.join(directory, ALBERT_CONFIG_FILE), self.albert_config.to_json_string()
             )
 
     def _summary_writer(self, name: str) -> Any:

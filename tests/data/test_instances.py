@@ -17,7 +17,6 @@ from albert_tf.data.instances import (
     InstanceOptions,
     assemble_instances,
     build_segment_pairs,
-    trim_counts,
 )
 from albert_tf.data.tokenized_documents import TokenizedDocuments, _split_long_sentences
 
@@ -137,17 +136,6 @@ def test_single_sentence_split_at_word_start():
     word_start[OFFSET + 5] = True  # the only word start inside the sentence
     pairs, _ = _build(batch, InstanceOptions(max_seq_length=32), word_start=word_start)
     assert sorted([int(pairs.a_length[0]), int(pairs.b_length[0])]) == [3, 5]
-
-
-@given(st.integers(1, 300), st.integers(1, 300), st.integers(2, 200))
-def test_trim_counts_equals_original_loop(a, b, max_tokens):
-    la, lb, ka, kb = a, b, 0, 0
-    while la + lb > max_tokens:
-        if la > lb:
-            la, ka = la - 1, ka + 1
-        else:
-            lb, kb = lb - 1, kb + 1
-    assert trim_counts(a, b, max_tokens) == (ka, kb)
 
 
 def test_long_sentences_are_split():

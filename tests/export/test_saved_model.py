@@ -16,9 +16,9 @@ import tensorflow as tf
 from albert_tf.config import AlbertConfig
 from albert_tf.export.encoder_bundle import load_encoder
 from albert_tf.export.saved_model import export_saved_model, load_albert_model
-from albert_tf.export.text_packing import pack_segments_reference
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from albert_tf.tokenization import AlbertTokenizer
+from albert_tf.tokenization.text_packing import pack_segments_reference
 from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
 
 VENV_BIN = pathlib.Path(sys.executable).parent

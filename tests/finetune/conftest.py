@@ -10,7 +10,7 @@ import pathlib
 import pytest
 
 from albert_tf.config import AlbertConfig
-from albert_tf.finetune.finetune_config import FinetuneConfig
+from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from tests.conftest import SHARED_DATA, TINY_ALBERT
 
 GLUE_DIR = SHARED_DATA / "glue"
@@ -51,9 +51,9 @@ def sentiment_dir(tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="session")
-def tiny_run_config(sentiment_dir, tiny_config_file, tiny_model_file) -> FinetuneConfig:
+def tiny_run_config(sentiment_dir, tiny_config_file, tiny_model_file) -> ClassificationConfig:
     """Train, evaluate and predict the SST-2-shaped task with the tiny model."""
-    return FinetuneConfig(
+    return ClassificationConfig(
         task="sst-2",
         data_dir=sentiment_dir,
         albert_config_file=tiny_config_file,
@@ -72,7 +72,7 @@ def tiny_run_config(sentiment_dir, tiny_config_file, tiny_model_file) -> Finetun
 @pytest.fixture(scope="session")
 def finetuned_run(tmp_path_factory, tiny_run_config):
     """One tiny SST-2-shaped fine-tuning run with export: (output_dir, results)."""
-    from albert_tf.finetune.run import run_classifier
+    from albert_tf.finetune.classification.run import run_classifier
 
     output_dir = str(tmp_path_factory.mktemp("finetuned"))
     return output_dir, run_classifier(tiny_run_config.replace(export_saved_model=True), output_dir)

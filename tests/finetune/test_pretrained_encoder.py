@@ -47,7 +47,7 @@ def test_errors(tmp_path, tiny_config):
 def test_hugging_face_and_original_checkpoints_are_converted(
     tmp_path, tiny_config, tiny_model_file
 ):
-    from albert_tf.export.convert import save_model
+    from albert_tf.convert.convert import save_model
 
     encoder = AlbertEncoder(tiny_config)
     hf_dir = save_model(encoder, "hf", str(tmp_path / "hf"), spm_model_file=tiny_model_file)

@@ -1,0 +1,63 @@
+"""`export_endpoints`: Keras models and layers behind named SavedModel signatures, atomically.
+
+Every task family's raw-text SavedModel (classification, span QA, multiple choice, tagging)
+is written through this one function: `keras.export.ExportArchive` tracks the models' variables
+and the tokenizer's SentencePiece resource, each endpoint becomes a signature (the first one
+also `serving_default`, unless one is named so), and the directory is written under a temporary
+name and renamed when complete (`albert_tf.atomic_files`). The result loads with
+`tf.saved_model.load` (only `tensorflow` + `tensorflow_text` imported) and with TF1-style
+loaders such as `saved_model_cli run` (tensorflow_text imported through `sitecustomize`).
+
+Example:
+    >>> import os, tempfile
+    >>> import keras, tensorflow as tf
+    >>> double = keras.layers.Rescaling(2.0)
+    >>> _ = double(tf.zeros([1, 2]))  # Layers must be built before export.
+    >>> spec = tf.TensorSpec([None, 2], tf.float32)
+    >>> export_dir = os.path.join(tempfile.mkdtemp(), "double")
+    >>> _ = export_endpoints(export_dir, {"double": (lambda x: {"y": double(x)}, [spec])},
+    ...                      tracked=[double])
+    >>> loaded = tf.saved_model.load(export_dir)
+    >>> loaded.signatures["double"](tf.ones([1, 2]))["y"].numpy().tolist()
+    [[2.0, 2.0]]
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+
+import keras
+import tensorflow as tf
+
+from albert_tf.atomic_files import atomic_output_directory, refuse_existing
+
+# name -> (function, input signature); the function returns a dict of named tensors.
+Endpoints = Mapping[str, tuple[Callable, Sequence[tf.TensorSpec]]]
+
+
+def export_endpoints(
+    export_dir: str,
+    endpoints: Endpoints,
+    tracked: Sequence[keras.layers.Layer],
+    overwrite: bool = False,
+) -> str:
+    """Writes a SavedModel at `export_dir` whose signatures are `endpoints`; returns its path.
+
+    Args:
+        export_dir: directory to create.
+        endpoints: signature name -> (function, input `tf.TensorSpec`s).
+        tracked: every built Keras layer or model the functions use (their variables and
+            resources are saved).
+        overwrite: replace an existing `export_dir`, once the new one is complete.
+    """
+    export_dir = os.path.abspath(os.fspath(export_dir))
+    refuse_existing(export_dir, overwrite)
+    archive = keras.export.ExportArchive()
+    for layer in tracked:
+        archive.track(layer)
+    for name, (function, input_signature) in endpoints.items():
+        archive.add_endpoint(name, function, input_signature=list(input_signature))
+    with atomic_output_directory(export_dir, overwrite) as temp_dir:
+        archive.write_out(temp_dir, verbose=False)
+    return export_dir

@@ -1,0 +1,21 @@
+"""The file names albert_tf writes and looks for, in one place.
+
+A pretraining workdir, an encoder bundle, a converted checkpoint and a fine-tuning output
+directory all use these names, so that each stage finds what the previous one wrote.
+"""
+
+# An `AlbertEncoder` as a Keras 3 archive (pretraining output, bundles, conversions).
+ENCODER_FILE = "encoder.keras"
+# An `AlbertPretrainer` (encoder + MLM/SOP heads) as a Keras 3 archive (conversions).
+PRETRAINER_FILE = "pretrainer.keras"
+# The `AlbertConfig`, in the original release's `albert_config.json` format.
+ALBERT_CONFIG_FILE = "albert_config.json"
+# The SentencePiece model, copied next to what was trained with it.
+SPM_FILE = "spm.model"
+# `{"do_lower_case": ..., "seq_length": ...}` of an encoder bundle.
+TOKENIZER_CONFIG_FILE = "tokenizer_config.json"
+# A fine-tuned task model as a Keras 3 archive, and what the task was (labels, lengths).
+FINETUNED_MODEL_FILE = "model.keras"
+TASK_FILE = "task.json"
+# Every setting of a fine-tuning run.
+FINETUNE_CONFIG_FILE = "finetune_config.json"

@@ -1,0 +1,109 @@
+"""`export_classifier`: a fine-tuned classifier as a SavedModel that takes raw text.
+
+Signatures:
+
+* `serving_default(input_word_ids, input_mask, input_type_ids)`: packed ids -> outputs.
+* `classify_text(text_a)`: strings [B] -> outputs (tokenized and packed in the graph).
+* `classify_text_pair(text_a, text_b)`: for sentence-pair tasks.
+
+Outputs: `logits` float32 [B, C]; classification adds `probabilities` [B, C], `label_ids`
+int32 [B] and `labels` string [B]; regression adds `scores` float32 [B].
+
+Loading needs `tensorflow` and `tensorflow_text` (import it first: it registers the
+SentencePiece and normalization ops), not albert_tf:
+
+    import tensorflow as tf, tensorflow_text  # noqa: F401
+    classifier = tf.saved_model.load(export_dir)
+    classifier.signatures["classify_text"](text_a=tf.constant(["a gorgeous film"]))["labels"]
+
+Example (illustration):
+    >>> export_classifier("/tmp/sst2_export", model, text_features,  # doctest: +SKIP
+    ...                   labels=("0", "1"))
+    '/tmp/sst2_export'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import tensorflow as tf
+
+from albert_tf.export.endpoints import export_endpoints
+from albert_tf.models.classifier import AlbertClassifier
+from albert_tf.tokenization.text_features import AlbertTextFeatures
+
+_IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
+_TEXT_SPEC = tf.TensorSpec([None], tf.string)
+
+
+def classifier_endpoints(
+    model: AlbertClassifier,
+    text_features: AlbertTextFeatures,
+    labels: Sequence[str] | None,
+    is_pair: bool = False,
+) -> dict:
+    """Signature name -> (function, input signature) of the module docstring."""
+    if labels is not None and len(labels) != model.num_outputs:
+        raise ValueError(f"{len(labels)} labels for a model with {model.num_outputs} outputs.")
+    label_names = tf.constant(list(labels)) if labels is not None else None
+
+    def outputs(features: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+        logits = tf.cast(model(features, training=False), tf.float32)
+        if label_names is None:
+            return {"logits": logits, "scores": logits[:, 0]}
+        label_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return {
+            "logits": logits,
+            "probabilities": tf.nn.softmax(logits, axis=-1),
+            "label_ids": label_ids,
+            "labels": tf.gather(label_names, label_ids),
+        }
+
+    def serve(input_word_ids, input_mask, input_type_ids):
+        ids = {"input_word_ids": input_word_ids, "input_mask": input_mask}
+        return outputs({**ids, "input_type_ids": input_type_ids})
+
+    def classify_text(text_a):
+        return outputs(text_features(text_a))
+
+    def classify_text_pair(text_a, text_b):
+        return outputs(text_features([text_a, text_b]))
+
+    endpoints = {"serving_default": (serve, [_IDS_SPEC] * 3)}
+    if is_pair:
+        endpoints["classify_text_pair"] = (classify_text_pair, [_TEXT_SPEC, _TEXT_SPEC])
+    else:
+        endpoints["classify_text"] = (classify_text, [_TEXT_SPEC])
+    return endpoints
+
+
+def export_classifier(
+    export_dir: str,
+    model: AlbertClassifier,
+    text_features: AlbertTextFeatures,
+    labels: Sequence[str] | None,
+    is_pair: bool = False,
+    overwrite: bool = False,
+) -> str:
+    """Saves the SavedModel (written to a temporary directory, renamed when complete).
+
+    Args:
+        export_dir: directory to create.
+        model: the fine-tuned classifier.
+        text_features: its featurizer (tokenizer + packing at the training `max_seq_length`).
+        labels: class names in id order, or None for a regression.
+        is_pair: export `classify_text_pair` (pair tasks) instead of `classify_text`.
+        overwrite: replace an existing `export_dir` once the new one is complete.
+
+    Returns:
+        `export_dir`.
+    """
+    endpoints = classifier_endpoints(model, text_features, labels, is_pair)
+    _build(text_features, is_pair)
+    return export_endpoints(export_dir, endpoints, [model, text_features], overwrite)
+
+
+def _build(text_features: AlbertTextFeatures, is_pair: bool) -> None:
+    """Builds the featurizer (export needs built layers) on a tiny input."""
+    texts = tf.constant([""])
+    text_features([texts, texts] if is_pair else texts)

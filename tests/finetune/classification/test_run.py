@@ -1,0 +1,101 @@
+"""`run_classifier` end to end on tiny files: train, evaluate, predict, reload, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from albert_tf.finetune.classification.classification_config import ClassificationConfig
+from albert_tf.finetune.classification.run import run_classifier
+from albert_tf.finetune.training import plan_steps
+from tests.finetune.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH, write_lines
+
+
+def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
+    output_dir, results = finetuned_run
+    assert results["train_examples"] == 36 and results["train_steps"] == 12
+    assert set(results) >= {"dev/accuracy", "dev/examples", "predictions", "saved_model"}
+    for name in (
+        "model.keras",
+        "task.json",
+        "spm.model",
+        "finetune_config.json",
+        "eval_results.json",
+        "checkpoints/epoch-02.weights.h5",
+    ):
+        assert os.path.isfile(os.path.join(output_dir, name)), name
+    assert os.listdir(os.path.join(output_dir, "logs", "train"))
+    with open(os.path.join(output_dir, "eval_results.json")) as handle:
+        assert json.load(handle)["dev/accuracy"] == results["dev/accuracy"]
+
+    lines = open(results["predictions"][0]).read().splitlines()
+    assert results["predictions"][0].endswith("predictions/SST-2.tsv")
+    assert lines[0] == "index\tprediction"
+    ids, labels = zip(*(line.split("\t") for line in lines[1:]), strict=True)
+    assert list(ids) == [str(i) for i in range(len(POSITIVE + NEGATIVE))]
+    assert set(labels) <= {"0", "1"}
+
+    # Evaluating the saved run again (no training) gives the same metrics.
+    reloaded = run_classifier(tiny_run_config.replace(do_train=False, do_predict=False), output_dir)
+    assert reloaded["dev/accuracy"] == results["dev/accuracy"]
+
+
+def test_generic_tsv_regression(tmp_path, tiny_config_file, tiny_model_file):
+    rows = [
+        f"{text}\t{score}"
+        for text, score in zip(POSITIVE + NEGATIVE, [4.5, 5.0, 4.0, 0.5, 1.0, 0.0], strict=True)
+    ]
+    write_lines(tmp_path / "data" / "train.tsv", rows * 2)
+    write_lines(tmp_path / "data" / "dev.tsv", rows)
+    config = ClassificationConfig(
+        task="tsv",
+        data_dir=str(tmp_path / "data"),
+        text_a_column="0",
+        label_column="1",
+        has_header=False,
+        problem="regression",
+        albert_config_file=tiny_config_file,
+        spm_model_file=tiny_model_file,
+        max_seq_length=SEQ_LENGTH,
+        train_batch_size=4,
+        num_train_epochs=1,
+        learning_rate=1e-3,
+    )
+    results = run_classifier(config, str(tmp_path / "out"))
+    assert results["train_steps"] == 3
+    assert -1.0 <= results["dev/pearson"] <= 1.0 and -1.0 <= results["dev/spearman"] <= 1.0
+    task = json.loads((tmp_path / "out" / "task.json").read_text())
+    assert task["problem"] == "regression" and task["labels"] is None
+
+
+def test_vocabulary_mismatch_is_a_clear_error(tmp_path, tiny_run_config, tiny_config):
+    bigger = tmp_path / "albert_config.json"
+    tiny_config.replace(vocab_size=tiny_config.vocab_size + 1).to_json_file(bigger)
+    with pytest.raises(ValueError, match=r"has 300 pieces but the encoder .* has vocab_size 301"):
+        run_classifier(tiny_run_config.replace(albert_config_file=str(bigger)), str(tmp_path))
+
+
+def test_eval_without_a_finetuned_model_is_a_clear_error(tmp_path, tiny_run_config):
+    with pytest.raises(ValueError, match="no fine-tuned model.keras, .*run with --do_train"):
+        run_classifier(tiny_run_config.replace(do_train=False), str(tmp_path))
+
+
+def test_labels_that_do_not_match_the_task(tmp_path, tiny_run_config):
+    with pytest.raises(ValueError, match="do not match task sst-2's labels"):
+        run_classifier(tiny_run_config.replace(labels=("neg", "pos")), str(tmp_path))
+
+
+def test_predictions_are_consistent_with_metrics(finetuned_run):
+    output_dir, results = finetuned_run
+    # Dev = the 6 distinct training sentences; accuracy is a multiple of 1/6.
+    assert np.isclose(results["dev/accuracy"] * 6, round(results["dev/accuracy"] * 6))
+
+
+def test_plan_steps_matches_the_original_step_count():
+    assert plan_steps(2490, 32, 3.0) == (77, 3)  # Original: int(2490 * 3 / 32) = 233 ~ 231.
+    assert plan_steps(67349, 32, 1.0) == (2104, 1)
+    assert plan_steps(100, 32, 0.5) == (1, 1)  # Less than an epoch: one short epoch.
+    assert plan_steps(10, 32, 3.0) == (1, 1)  # Fewer examples than a batch: one step.

@@ -1,0 +1,52 @@
+"""The exported raw-text SavedModel predicts exactly what the Keras model predicts."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests.finetune.conftest import NEGATIVE, POSITIVE
+
+TEXTS = POSITIVE + NEGATIVE + ["an unseen sentence , with café and [MASK]", ""]
+
+
+def test_text_signature_matches_keras(finetuned_run):
+    output_dir, results = finetuned_run
+    task = json.load(open(os.path.join(output_dir, "task.json")))
+    model = keras.saving.load_model(os.path.join(output_dir, "model.keras"))
+    features = AlbertTextFeatures(
+        os.path.join(output_dir, "spm.model"), task["max_seq_length"], task["do_lower_case"]
+    )
+    packed = features(tf.constant(TEXTS))
+    keras_logits = model.predict(packed, verbose=0)
+
+    served = tf.saved_model.load(results["saved_model"])
+    assert set(served.signatures) == {"serving_default", "classify_text"}
+    outputs = served.signatures["classify_text"](text_a=tf.constant(TEXTS))
+    np.testing.assert_allclose(outputs["logits"].numpy(), keras_logits, atol=1e-5)
+    np.testing.assert_allclose(outputs["probabilities"].numpy().sum(axis=1), 1.0, atol=1e-5)
+    expected_ids = keras_logits.argmax(axis=1)
+    np.testing.assert_array_equal(outputs["label_ids"].numpy(), expected_ids)
+    assert [label.decode() for label in outputs["labels"].numpy()] == [
+        task["labels"][i] for i in expected_ids
+    ]
+    from_ids = served.signatures["serving_default"](**packed)
+    np.testing.assert_allclose(from_ids["logits"].numpy(), keras_logits, atol=1e-5)
+
+
+def test_export_refuses_to_overwrite_and_checks_labels(finetuned_run):
+    output_dir, results = finetuned_run
+    model = keras.saving.load_model(os.path.join(output_dir, "model.keras"))
+    features = AlbertTextFeatures(os.path.join(output_dir, "spm.model"), 8)
+    with pytest.raises(FileExistsError, match="already exists"):
+        export_classifier(results["saved_model"], model, features, ("0", "1"))
+    with pytest.raises(ValueError, match="3 labels for a model with 2 outputs"):
+        export_classifier(os.path.join(output_dir, "other"), model, features, ("a", "b", "c"))
+    assert not os.path.exists(os.path.join(output_dir, "other"))
