@@ -62,12 +62,12 @@ from albert_tf.training.checkpointing import (
     read_into,
     restore_latest_readable,
 )
+from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.precision import resolve_precision
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_step import (
     SUM_NAMES,
-    disable_optimizer_all_reduce,
     make_replica_eval_step,
     make_replica_train_step,
     make_train_function,
