@@ -61,5 +61,7 @@ def test_fit_under_mirrored_strategy_equals_one_device(tmp_path):
     assert set(one) == set(mirrored) >= {"loss", "masked_lm_loss", "sentence_order_loss"}
     for name in one:
         np.testing.assert_allclose(mirrored[name], one[name], rtol=1e-5, err_msg=name)
-    for expected, actual in zip(result["one"]["weights"], result["mirrored"]["weights"]):
+    for expected, actual in zip(
+        result["one"]["weights"], result["mirrored"]["weights"], strict=True
+    ):
         np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-6)
