@@ -13,6 +13,8 @@ import logging
 import os
 from typing import Any
 
+from albert_tf.errors import UserError
+
 SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_exact", "relu", "tanh", "linear")
 # Every LayerNorm of ALBERT (original and Hugging Face) uses this epsilon; not a config field.
@@ -159,6 +161,26 @@ class AlbertConfig:
 
     def replace(self, **changes: Any) -> AlbertConfig:
         return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_file_or_preset(cls, name_or_path: str | os.PathLike) -> AlbertConfig:
+        """An `albert_config.json` path, or a preset name (`PRESETS`): what
+        `--albert_config_file` accepts everywhere. An existing file wins over a preset.
+
+        Example:
+        >>> AlbertConfig.from_file_or_preset("albert_large").num_hidden_layers
+        24
+        """
+        path = os.fspath(name_or_path)
+        if os.path.isfile(path) or path not in PRESETS:
+            if not os.path.isfile(path):
+                raise UserError(
+                    f"no ALBERT config file {path!r} and no preset of that name",
+                    where="--albert_config_file",
+                    fix=f"pass an albert_config.json or one of {', '.join(sorted(PRESETS))}",
+                )
+            return cls.from_json_file(path)
+        return cls.preset(path)
 
     # -- presets ----------------------------------------------------------
     @classmethod

@@ -12,7 +12,9 @@ import os
 import shutil
 import time
 
-from absl import app, flags, logging
+from absl import flags, logging
+
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -192,4 +194,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

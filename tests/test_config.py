@@ -104,3 +104,16 @@ def test_presets():
 def test_group_of_layer_matches_original_mapping():
     config = AlbertConfig(num_hidden_layers=12, num_hidden_groups=3)
     assert [config.group_of_layer(i) for i in range(12)] == [0] * 4 + [1] * 4 + [2] * 4
+
+
+def test_from_file_or_preset_takes_a_file_or_a_preset_name(tmp_path):
+    from albert_tf.config import PRESETS
+    from albert_tf.errors import UserError
+
+    for name in PRESETS:
+        assert AlbertConfig.from_file_or_preset(name) == AlbertConfig.preset(name)
+    path = tmp_path / "albert_config.json"
+    AlbertConfig.preset("albert_tiny", vocab_size=77).to_json_file(path)
+    assert AlbertConfig.from_file_or_preset(str(path)).vocab_size == 77
+    with pytest.raises(UserError, match="albert_bse.*albert_base"):
+        AlbertConfig.from_file_or_preset("albert_bse")

@@ -87,7 +87,9 @@ def _check_format(name: str, value: str) -> None:
 def _as_config(config: AlbertConfig | str | None, default_path: str) -> AlbertConfig:
     if isinstance(config, AlbertConfig):
         return config
-    path = config or default_path
+    if config:  # A file or a preset name.
+        return AlbertConfig.from_file_or_preset(config)
+    path = default_path
     if not os.path.isfile(path):
         raise FileNotFoundError(
             f"No ALBERT config: {path} does not exist; pass the albert_config.json (--config)."

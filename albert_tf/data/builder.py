@@ -51,8 +51,9 @@ from albert_tf.data.records import RecordShardWriter, serialize_examples_buffer
 from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.tfrecord_framing import frame_buffer
 from albert_tf.data.tokenized_documents import tokenize_documents
+from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
 
-MANIFEST_NAME = "manifest.json"
+MANIFEST_NAME = MANIFEST_FILE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,7 +127,7 @@ class BuilderOptions:
     def manifest_path(self) -> str:
         if self.output_dir is not None:
             return os.path.join(self.output_dir, MANIFEST_NAME)
-        return self.shard_paths()[0] + ".manifest.json"
+        return self.shard_paths()[0] + MANIFEST_SUFFIX
 
 
 def prediction_budget_warning(

@@ -79,7 +79,7 @@ def load_albert_model(
         ValueError: the checkpoint does not match the config (names the differing variable).
     """
     if isinstance(albert_config, str):
-        albert_config = AlbertConfig.from_json_file(albert_config)
+        albert_config = AlbertConfig.from_file_or_preset(albert_config)
     if checkpoint.endswith(".keras"):
         return _load_keras_file(checkpoint, albert_config)
     if albert_config is None:

@@ -29,7 +29,10 @@ _HELP = {
         "prefix, Hugging Face directory or original TF1 checkpoint. Empty: random "
         "initialization (needs --albert_config_file)."
     ),
-    "albert_config_file": "albert_config.json (random init, checkpoints without config).",
+    "albert_config_file": (
+        "albert_config.json or a preset name, e.g. albert_base (random init, checkpoints "
+        "without config)."
+    ),
     "spm_model_file": "SentencePiece model (default: the one shipped with the encoder).",
     "do_lower_case": "Lowercase text (with --spm_model_file).",
     "max_seq_length": "Packed sequence length.",

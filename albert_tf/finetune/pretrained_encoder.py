@@ -73,7 +73,7 @@ def load_pretrained_encoder(
         FileNotFoundError: nothing at `init`.
     """
     if isinstance(albert_config, str):
-        albert_config = AlbertConfig.from_json_file(albert_config)
+        albert_config = AlbertConfig.from_file_or_preset(albert_config)
     if not init:
         if albert_config is None:
             raise ValueError(

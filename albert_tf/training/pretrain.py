@@ -96,7 +96,7 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
     # First: MultiWorkerMirroredStrategy must configure collectives before any
     # TensorFlow op runs (reading records below initializes the runtime).
     strategy = create_strategy(config.strategy, config.tpu)
-    albert_config = AlbertConfig.from_json_file(config.albert_config_file)
+    albert_config = AlbertConfig.from_file_or_preset(config.albert_config_file)
     _check_config(config, albert_config)
     # Same seed, same initial weights: with the deterministic data order, a run
     # is reproducible (on deterministic kernels) and resumable bit for bit.
