@@ -23,9 +23,9 @@ their albert_tf task model, others as `AlbertEncoder` (or ask with
 `heads=True/False`). Outputs are written under a temporary name and renamed at the
 end; an existing output is refused unless `overwrite`.
 
-Example (illustration):
->>> convert_checkpoint("tf1", "albert_base/model.ckpt-best", "hf",  # doctest: +SKIP
-...                    "/tmp/albert_base_hf", spm_model_file="albert_base/30k-clean.model")
+Illustration (not run):
+convert_checkpoint("tf1", "albert_base/model.ckpt-best", "hf",
+                   "/tmp/albert_base_hf", spm_model_file="albert_base/30k-clean.model")
 '/tmp/albert_base_hf'
 """
 

@@ -12,10 +12,10 @@ Loading into an encoder takes the backbone of any ALBERT task model and skips
 its heads; loading into a pretrainer needs `predictions.*` and
 `sop_classifier.*`.
 
-Example:
->>> pretrainer = AlbertPretrainer(AlbertEncoder(config))  # config: see config_conversion.py
->>> load_hf_weights(pretrainer, read_hf_state_dict("hf_albert_dir"), source="hf_albert_dir")
->>> save_hf_weights(pretrainer, "/tmp/out/model.safetensors")
+Illustration (not run):
+    pretrainer = AlbertPretrainer(AlbertEncoder(config))  # config: see config_conversion.py
+    load_hf_weights(pretrainer, read_hf_state_dict("hf_albert_dir"), source="hf_albert_dir")
+    save_hf_weights(pretrainer, "/tmp/out/model.safetensors")
 """
 
 from __future__ import annotations

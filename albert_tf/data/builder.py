@@ -21,11 +21,11 @@ document that need NumPy; inside tf.data they would run as `py_function`, under 
 i.e. on one core. Worker processes use every core, and the framing in NumPy
 (`tfrecord_framing`) keeps TensorFlow out of the workers (no 3 s import per process).
 
-Example:
-    >>> options = BuilderOptions(input_file="data/sample.txt", output_dir="/tmp/pretrain",
-    ...                          spm_model_file="/tmp/spm.model", max_seq_length=128)
-    >>> manifest = build_pretraining_data(options)
-    >>> manifest["statistics"]["instances"] > 0
+Illustration (not run):
+    options = BuilderOptions(input_file="data/sample.txt", output_dir="/tmp/pretrain",
+                             spm_model_file="/tmp/spm.model", max_seq_length=128)
+    manifest = build_pretraining_data(options)
+    manifest["statistics"]["instances"] > 0
     True
 """
 

@@ -20,12 +20,12 @@ the record's index in the stream (counted before the resume skip): a record
 gets new masks every epoch, and a resumed run sees the masks of the
 interrupted one.
 
-Example:
-    >>> dataset = pretrain_dataset(
-    ...     "out/train-*.tfrecord", global_batch_size=8, max_seq_length=128,
-    ...     max_predictions_per_seq=20, is_training=True)
-    >>> batch = next(iter(dataset))
-    >>> batch["input_ids"].shape, batch["input_ids"].dtype
+Illustration (not run):
+    dataset = pretrain_dataset(
+        "out/train-*.tfrecord", global_batch_size=8, max_seq_length=128,
+        max_predictions_per_seq=20, is_training=True)
+    batch = next(iter(dataset))
+    batch["input_ids"].shape, batch["input_ids"].dtype
     (TensorShape([8, 128]), tf.int32)
 """
 

@@ -4,10 +4,10 @@ A task family's script defines its own data flags, then calls `define_finetune_f
 config class (a `FinetuneConfig` subclass, whose defaults become the flags' defaults, so they
 cannot drift), and builds its config with `finetune_config_values(FLAGS)` plus its own fields.
 
-Example (a script; illustration):
-    >>> define_finetune_flags(ClassificationConfig)  # doctest: +SKIP
-    >>> config = ClassificationConfig(task=FLAGS.task,  # doctest: +SKIP
-    ...                               **finetune_config_values(FLAGS))
+Illustration (not run; a script):
+    define_finetune_flags(ClassificationConfig)
+    config = ClassificationConfig(task=FLAGS.task,
+                                  **finetune_config_values(FLAGS))
 """
 
 from __future__ import annotations

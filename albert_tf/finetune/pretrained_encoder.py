@@ -16,10 +16,10 @@ Sources, by what `init` points at:
 The encoder is rebuilt with the requested dtype policy and the loaded weights copied in, so
 `mixed_bfloat16` fine-tuning works from a float32 checkpoint.
 
-Example:
-    >>> pretrained = load_pretrained_encoder("/tmp/runs/pretrain/encoder.keras",
-    ...                                      dtype="mixed_bfloat16")
-    >>> pretrained.encoder.config.hidden_size
+Illustration (not run):
+    pretrained = load_pretrained_encoder("/tmp/runs/pretrain/encoder.keras",
+                                         dtype="mixed_bfloat16")
+    pretrained.encoder.config.hidden_size
     768
 """
 

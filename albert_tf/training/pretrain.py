@@ -24,13 +24,13 @@ loadable; an unreadable newest checkpoint falls back to the one before
 returns. A non-finite loss raises `FloatingPointError` without saving, keeping
 the last good checkpoint.
 
-Example:
-    >>> config = PretrainConfig(input_file="out/train-*.tfrecord",
-    ...                         albert_config_file="albert_config.json",
-    ...                         train_batch_size=64, num_train_steps=1000,
-    ...                         max_seq_length=128)
-    >>> metrics = train_and_evaluate(config, "/tmp/albert_pretrain")
-    >>> metrics["train/masked_lm_accuracy"]  # doctest: +SKIP
+Illustration (not run):
+    config = PretrainConfig(input_file="out/train-*.tfrecord",
+                            albert_config_file="albert_config.json",
+                            train_batch_size=64, num_train_steps=1000,
+                            max_seq_length=128)
+    metrics = train_and_evaluate(config, "/tmp/albert_pretrain")
+    metrics["train/masked_lm_accuracy"]
 """
 
 from __future__ import annotations

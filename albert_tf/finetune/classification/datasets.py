@@ -4,9 +4,9 @@ Text is tokenized and packed in the input pipeline by `AlbertTextFeatures` (in-g
 batches of raw strings), once: the features are cached, then shuffled every epoch. Training
 batches have a static shape (`drop_remainder`), as XLA and TPUs want.
 
-Example:
-    >>> dataset = make_dataset(examples, text_features, batch_size=32, training=True)
-    >>> model.fit(dataset, steps_per_epoch=len(examples) // 32, epochs=3)
+Illustration (not run):
+    dataset = make_dataset(examples, text_features, batch_size=32, training=True)
+    model.fit(dataset, steps_per_epoch=len(examples) // 32, epochs=3)
 """
 
 from __future__ import annotations
