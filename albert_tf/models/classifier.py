@@ -32,7 +32,7 @@ class AlbertClassifier(keras.Model):
         model = AlbertClassifier(encoder, num_outputs=2)
         model.compile(optimizer="adam",
                       loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        >>> # model.fit(dataset_of_(features, label_id))
+        # model.fit(dataset_of_(features, label_id))
     """
 
     def __init__(
