@@ -16,6 +16,9 @@ from typing import Any
 from albert_tf.errors import UserError
 
 SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
+# "auto": the original TF1 layout, an embedding projection E -> H only when E != H;
+# "always": Hugging Face's layout, `embedding_hidden_mapping_in` even when E == H.
+EMBEDDING_PROJECTIONS = ("auto", "always")
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_exact", "relu", "tanh", "linear")
 # Every LayerNorm of ALBERT (original and Hugging Face) uses this epsilon; not a config field.
 LAYER_NORM_EPSILON = 1e-12
@@ -38,6 +41,11 @@ class AlbertConfig:
     Layer `i` (0-based) of `num_hidden_layers` uses group
     `int(i / num_hidden_layers * num_hidden_groups)`, each group holds
     `inner_group_num` blocks applied in order, as in the original code.
+
+    `embedding_projection` is `"auto"` (the original layout: the embedding
+    projection E -> H exists only when E != H) or `"always"` (Hugging Face's
+    layout, which has `embedding_hidden_mapping_in` even when E == H; models
+    converted from Hugging Face with E == H use it).
 
     `sharing` selects the paper's ablations:
       * `"all_shared"` (default): blocks are shared as the groups say.
@@ -68,6 +76,7 @@ class AlbertConfig:
     type_vocab_size: int = 2
     initializer_range: float = 0.02
     sharing: str = "all_shared"
+    embedding_projection: str = "auto"
 
     def __post_init__(self) -> None:
         positive = (
@@ -105,6 +114,11 @@ class AlbertConfig:
             raise ValueError(
                 f"AlbertConfig.sharing {self.sharing!r} is unknown; use one of {SHARING_MODES}."
             )
+        if self.embedding_projection not in EMBEDDING_PROJECTIONS:
+            raise ValueError(
+                f"AlbertConfig.embedding_projection {self.embedding_projection!r} is unknown; "
+                f"use one of {EMBEDDING_PROJECTIONS}."
+            )
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
             value = getattr(self, name)
             if not 0.0 <= value < 1.0:
@@ -118,6 +132,11 @@ class AlbertConfig:
     @property
     def head_size(self) -> int:
         return self.hidden_size // self.num_attention_heads
+
+    @property
+    def has_embedding_projection(self) -> bool:
+        """Whether the embeddings are projected E -> H (see `embedding_projection`)."""
+        return self.embedding_projection == "always" or self.embedding_size != self.hidden_size
 
     def group_of_layer(self, layer_index: int) -> int:
         """The original mapping from a layer index to its group."""
