@@ -123,7 +123,9 @@ def test_embedding_projection_auto_is_the_original_layout_always_is_hugging_face
     same = dict(embedding_size=32, hidden_size=32, num_attention_heads=4)
     assert not AlbertConfig(**same).has_embedding_projection  # original: none when E == H
     assert AlbertConfig(**same, embedding_projection="always").has_embedding_projection
-    assert AlbertConfig(embedding_size=16, hidden_size=32).has_embedding_projection
+    assert AlbertConfig(
+        embedding_size=16, hidden_size=32, num_attention_heads=4
+    ).has_embedding_projection
     assert AlbertConfig.from_dict({**same}).embedding_projection == "auto"  # old files
     with pytest.raises(ValueError, match="embedding_projection 'sometimes'"):
         AlbertConfig(embedding_projection="sometimes")
