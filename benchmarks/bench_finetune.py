@@ -256,7 +256,8 @@ def main() -> None:
     data = synthetic_pairs(config, args.batch_size, args.seq_length)
     choice = cpu_precision_choice()
     auto = resolve_precision("auto")
-    print(f"--precision=auto picks {auto}: {choice['reason']}")
+    print(f"--precision=auto picks {auto} (without XLA): {choice['reason']}")
+    print(f"  with XLA: {cpu_precision_choice(True)['reason']}")
     print(f"{args.preset}, batch {args.batch_size}, length {args.seq_length}, AdamW", flush=True)
     runners = _runners(args, config, data)
     sequences = {name: 0 for name in runners}

@@ -9,10 +9,12 @@ So on a CPU:
 * no bf16 instructions at all (no `avx512_bf16`, `amx_bf16` or `avx_vne_bf16`/`avx_ne_convert`
   in `/proc/cpuinfo`): float32, nothing measured;
 * otherwise a probe times an FFN-sized GEMM ([512, 768] x [768, 3072]) in both dtypes,
-  interleaved, a few hundred milliseconds in all, and bf16 wins only when it is at least
-  `_BF16_MARGIN` faster. The result is cached per machine (CPU model, flags, core count and
-  TensorFlow version) in `$XDG_CACHE_HOME/albert_tf/precision_probe.json`, so later runs
-  decide at once. `ALBERT_TF_PRECISION_PROBE=0` skips the probe (float32 unless AMX).
+  interleaved, a few hundred milliseconds in all, compiled the way the run will be (with or
+  without XLA: on a Xeon with AMX, oneDNN ran the bf16 GEMM at 672 GFLOP/s on AMX tiles while
+  XLA's own bf16 dot ran at 24), and bf16 wins only when it is at least `_BF16_MARGIN` faster.
+  The result is cached per machine (CPU model, flags, core count, TensorFlow version, XLA)
+  in `$XDG_CACHE_HOME/albert_tf/precision_probe-*.json`, so later runs decide at once.
+  `ALBERT_TF_PRECISION_PROBE=0` skips the probe (float32 unless AMX).
 """
 
 from __future__ import annotations
@@ -36,8 +38,12 @@ _BF16_MARGIN = 1.15
 _PROBE_SHAPE = (512, 768, 3072)  # tokens x hidden x intermediate: ALBERT-base's FFN GEMM.
 
 
-def resolve_precision(precision: str, strategy: tf.distribute.Strategy | None = None) -> str:
+def resolve_precision(
+    precision: str, strategy: tf.distribute.Strategy | None = None, jit_compile: bool = False
+) -> str:
     """The dtype policy name for `precision`; `"auto"` picks the fastest for the device.
+
+    `jit_compile`: whether the model will run under XLA (on CPUs it decides which matmuls run).
 
     Example:
     >>> resolve_precision("mixed_float16")
@@ -49,10 +55,10 @@ def resolve_precision(precision: str, strategy: tf.distribute.Strategy | None = 
         raise ValueError(f"precision={precision!r}; choose one of {PRECISIONS}.")
     if precision != "auto":
         return precision
-    return "mixed_bfloat16" if _bf16_is_faster(strategy) else "float32"
+    return "mixed_bfloat16" if _bf16_is_faster(strategy, jit_compile) else "float32"
 
 
-def _bf16_is_faster(strategy: tf.distribute.Strategy | None) -> bool:
+def _bf16_is_faster(strategy: tf.distribute.Strategy | None, jit_compile: bool) -> bool:
     if isinstance(strategy, tf.distribute.TPUStrategy):
         return True
     gpus = tf.config.list_physical_devices("GPU")
@@ -61,12 +67,14 @@ def _bf16_is_faster(strategy: tf.distribute.Strategy | None) -> bool:
             "compute_capability", (0, 0)
         )
         return tuple(capability) >= (8, 0)
-    return cpu_precision_choice()["precision"] == "mixed_bfloat16"
+    return cpu_precision_choice(jit_compile)["precision"] == "mixed_bfloat16"
 
 
 @functools.cache
-def cpu_precision_choice() -> dict:
+def cpu_precision_choice(jit_compile: bool = False) -> dict:
     """What `auto` picks on this CPU and why: flags seen, probe figures (cached per machine).
+
+    `jit_compile`: decide for models compiled with XLA (probed separately, cached separately).
 
     Returns a dict with `precision`, `reason` and, when probed, `float32_gflops` and
     `bfloat16_gflops`.
@@ -81,16 +89,17 @@ def cpu_precision_choice() -> dict:
             "precision": "mixed_bfloat16" if amx else "float32",
             "reason": f"probe disabled; {'AMX' if amx else 'no AMX'} ({', '.join(bf16_flags)})",
         }
-    cache_path = _probe_cache_path(flags)
+    cache_path = _probe_cache_path(flags, jit_compile)
     cached = _read_cache(cache_path)
     if cached is not None:
         return cached
-    float32, bfloat16 = probe_gemm_gflops()
+    float32, bfloat16 = probe_gemm_gflops(jit_compile=jit_compile)
     faster = bfloat16 >= _BF16_MARGIN * float32
+    compiled = "XLA " if jit_compile else ""
     choice = {
         "precision": "mixed_bfloat16" if faster else "float32",
         "reason": (
-            f"probe: bf16 GEMM {bfloat16:.0f} vs float32 {float32:.0f} GFLOP/s "
+            f"probe: {compiled}bf16 GEMM {bfloat16:.0f} vs float32 {float32:.0f} GFLOP/s "
             f"({', '.join(bf16_flags)})"
         ),
         "float32_gflops": round(float32, 1),
@@ -104,21 +113,24 @@ def cpu_precision_choice() -> dict:
     return choice
 
 
-def probe_gemm_gflops(repeats: int = 4, rounds: int = 3) -> tuple[float, float]:
+def probe_gemm_gflops(
+    jit_compile: bool = False, repeats: int = 4, rounds: int = 3
+) -> tuple[float, float]:
     """Best float32 and bfloat16 GFLOP/s of the FFN-sized GEMM, measured interleaved."""
     m, k, n = _PROBE_SHAPE
+    matmul = tf.function(tf.matmul, jit_compile=True) if jit_compile else tf.matmul
     best = {tf.float32: 0.0, tf.bfloat16: 0.0}
     operands = {}
     for dtype in best:
         a = tf.random.stateless_normal((m, k), seed=(1, 2), dtype=tf.float32)
         b = tf.random.stateless_normal((k, n), seed=(3, 4), dtype=tf.float32)
         operands[dtype] = (tf.cast(a, dtype), tf.cast(b, dtype))
-        _wait(tf.matmul(*operands[dtype]))  # Warm-up: oneDNN picks and caches its kernel.
+        _wait(matmul(*operands[dtype]))  # Warm-up: compiles, or oneDNN picks its kernel.
     for _ in range(rounds):
         for dtype, (a, b) in operands.items():
             start = time.perf_counter()
             for _ in range(repeats):
-                product = tf.matmul(a, b)
+                product = matmul(a, b)
             _wait(product)
             seconds = (time.perf_counter() - start) / repeats
             best[dtype] = max(best[dtype], 2 * m * k * n / seconds / 1e9)
@@ -152,9 +164,9 @@ def _cpuinfo_field(name: str) -> str:
     return ""
 
 
-def _probe_cache_path(flags: set[str]) -> str:
+def _probe_cache_path(flags: set[str], jit_compile: bool) -> str:
     machine = json.dumps(
-        [_cpuinfo_field("model name"), sorted(flags), os.cpu_count(), tf.__version__]
+        [_cpuinfo_field("model name"), sorted(flags), os.cpu_count(), tf.__version__, jit_compile]
     )
     key = hashlib.sha256(machine.encode()).hexdigest()[:16]
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

@@ -37,7 +37,7 @@ def test_bf16_cpus_follow_the_probe(fresh, monkeypatch, gflops, expected):
     # The two Zen 4 machines of the issue (bf16 1.65x and 0.55x of float32), and a tie
     # inside the margin, which mixed precision's casts would lose.
     monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx512f", "avx512_bf16"})
-    monkeypatch.setattr(precision, "probe_gemm_gflops", lambda: gflops)
+    monkeypatch.setattr(precision, "probe_gemm_gflops", lambda jit_compile: gflops)
     assert resolve_precision("auto") == expected
     choice = precision.cpu_precision_choice()
     assert "probe" in choice["reason"]
@@ -45,7 +45,7 @@ def test_bf16_cpus_follow_the_probe(fresh, monkeypatch, gflops, expected):
 
 def test_probe_result_is_cached_per_machine(fresh, monkeypatch):
     monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx512_bf16"})
-    monkeypatch.setattr(precision, "probe_gemm_gflops", lambda: (200.0, 330.0))
+    monkeypatch.setattr(precision, "probe_gemm_gflops", lambda jit_compile: (200.0, 330.0))
     assert resolve_precision("auto") == "mixed_bfloat16"
     [cache] = list((fresh / "albert_tf").glob("precision_probe-*.json"))
     assert json.loads(cache.read_text())["bfloat16_gflops"] == 330.0
@@ -65,8 +65,19 @@ def test_probe_can_be_disabled(fresh, monkeypatch):
     assert resolve_precision("auto") == "mixed_bfloat16"
 
 
-def test_real_probe_measures_both_dtypes(fresh):
-    float32, bfloat16 = precision.probe_gemm_gflops(repeats=1, rounds=1)
+def test_xla_is_probed_and_cached_apart(fresh, monkeypatch):
+    # On an AMX Xeon oneDNN's bf16 GEMM beat float32 13x, XLA's bf16 dot lost to float32.
+    monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx512_bf16", "amx_bf16"})
+    measured = {False: (50.0, 670.0), True: (33.0, 24.0)}
+    monkeypatch.setattr(precision, "probe_gemm_gflops", lambda jit_compile: measured[jit_compile])
+    assert resolve_precision("auto") == "mixed_bfloat16"
+    assert resolve_precision("auto", jit_compile=True) == "float32"
+    assert len(list((fresh / "albert_tf").glob("precision_probe-*.json"))) == 2
+
+
+@pytest.mark.parametrize("jit_compile", [False, True])
+def test_real_probe_measures_both_dtypes(fresh, jit_compile):
+    float32, bfloat16 = precision.probe_gemm_gflops(jit_compile, repeats=1, rounds=1)
     assert float32 > 0 and bfloat16 > 0
 
 
