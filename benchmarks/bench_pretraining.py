@@ -42,6 +42,7 @@ from collections.abc import Callable
 import keras
 import numpy as np
 import tensorflow as tf
+from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
 from albert_tf.models.encoder import AlbertEncoder
@@ -212,22 +213,6 @@ def gemm_gflops(dtype: str, jit_compile: bool, repeats: int = 30) -> float:
         matmul(a, b)[0, 0].numpy()
         best = min(best, time.perf_counter() - start)
     return 2 * BATCH * SEQ * 768 * 3072 / best / 1e9
-
-
-def interleaved_seconds(runners: dict[str, StepRunner], warmup: int, rounds: int) -> dict:
-    """Seconds of each timed step per setting; one step of every setting per round."""
-    for name, run_one_step in runners.items():
-        start = time.perf_counter()
-        for _ in range(warmup):
-            run_one_step()
-        print(f"  warmed up {name} ({time.perf_counter() - start:.0f} s)", flush=True)
-    seconds = {name: [] for name in runners}
-    for _ in range(rounds):
-        for name, run_one_step in runners.items():
-            start = time.perf_counter()
-            run_one_step()
-            seconds[name].append(time.perf_counter() - start)
-    return seconds
 
 
 def _parse_args() -> argparse.Namespace:

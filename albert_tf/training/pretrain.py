@@ -161,7 +161,7 @@ class _Run:
         with strategy.scope():
             # The dtype policy goes to the layers (not the global policy), so
             # runs with different precisions can share a process.
-            self.precision = resolve_precision(config.precision, strategy)
+            self.precision = resolve_precision(config.precision, strategy, config.jit_compile)
             encoder = AlbertEncoder(albert_config, dtype=self.precision)
             self.model = AlbertPretrainer(encoder)
             self.optimizer = _create_optimizer(config)
