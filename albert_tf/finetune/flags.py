@@ -56,6 +56,10 @@ _HELP = {
     "precision": "Compute precision (auto: what measures fastest on this machine).",
     "jit_compile": "Compile the train step with XLA.",
     "steps_per_execution": "Train steps per tf.function call.",
+    "bucket_width": (
+        "Group training examples by length and pad each batch only to the next multiple of "
+        "this many tokens (a few static shapes; 0: pad every batch to max_seq_length)."
+    ),
 }
 _ENUMS = {"optimizer": OPTIMIZER_NAMES, "strategy": STRATEGIES, "precision": PRECISIONS}
 # Off unless asked: a script run without --do_* flags should say "nothing to do".

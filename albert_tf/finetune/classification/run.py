@@ -224,6 +224,7 @@ class _Run:
             config.train_batch_size,
             training=True,
             seed=config.seed,
+            bucket_width=config.bucket_width,
         )
         return train(
             self.model,
