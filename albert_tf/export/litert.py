@@ -12,6 +12,7 @@ LiteRT signature. This is the extension point for task families: the encoder
 * text in: `serving_default(text)` (or `(text, text_b)` for pairs), `tf.string [batch]` already
   normalized by `normalize_text` (the pre-step; see litert_text.py); SentencePiece and packing
   run inside, through builtin ops and tensorflow-text's `TFText>FastSentencepieceTokenize`.
+  The packed `input_word_ids`, `input_mask`, `input_type_ids` are outputs too.
 
 Shapes are fixed at export: `[batch_size, seq_length]` (batch 1 for phones; a larger batch for
 throughput). Quantization (`QUANTIZATIONS`): `float32`; `float16` weights (dequantized at load);
@@ -166,19 +167,21 @@ def text_model(
     sentencepiece = tf_text.FastSentencepieceTokenizer(tokenizer.serialized_model_proto())
     spec = tf.TensorSpec([batch_size], tf.string)
 
-    def features(*texts):
+    def features_and_outputs(*texts):
         segments = [tokenize_dense(sentencepiece, text, tokenizer.space_id) for text in texts]
-        return pack_dense(segments, seq_length)
+        features = pack_dense(segments, seq_length)
+        # The packed ids come out too: token-level tasks map them back to the text.
+        return {**features, **outputs(model(features, training=False))}
 
     if is_pair:
 
         def serve(text, text_b):
-            return outputs(model(features(text, text_b), training=False))
+            return features_and_outputs(text, text_b)
 
     else:
 
         def serve(text):
-            return outputs(model(features(text), training=False))
+            return features_and_outputs(text)
 
     where = f"{model.name} (text in, {quantization}, batch {batch_size})"
     signature = [spec] * (2 if is_pair else 1)

@@ -111,8 +111,11 @@ def pack_dense(
         in_b = (t >= start_b) & (t < start_b + kept_b)
         word_ids = tf.where(in_b, _gather_rows(segments[1], t - start_b, in_b), word_ids)
     in_sequence = t < end
+    # `where`, not a bool cast: the converter folds the embeddings' `ids < 0` check on a cast
+    # bool into a `zeros_like(bool)` that LiteRT lacks.
+    ones, zeros = tf.ones_like(word_ids), tf.zeros_like(word_ids)
     return {
         "input_word_ids": word_ids,
-        "input_mask": tf.cast(in_sequence, tf.int32),
-        "input_type_ids": tf.cast((t >= start_b) & in_sequence, tf.int32),
+        "input_mask": tf.where(in_sequence, ones, zeros),
+        "input_type_ids": tf.where((t >= start_b) & in_sequence, ones, zeros),
     }
