@@ -132,7 +132,7 @@ def ids_model(
     spec = tf.TensorSpec([batch_size, seq_length], tf.int32)
 
     def serve(input_word_ids, input_mask, input_type_ids):
-        features = dict(zip(INPUT_NAMES, (input_word_ids, input_mask, input_type_ids)))
+        features = dict(zip(INPUT_NAMES, (input_word_ids, input_mask, input_type_ids), strict=True))
         return outputs(model(features, training=False))
 
     where = f"{model.name} (ids in, {quantization}, batch {batch_size})"

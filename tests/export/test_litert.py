@@ -98,7 +98,9 @@ def test_quantized_classifier_runs_close_to_keras(lt_classifier, quantization, a
     np.testing.assert_array_equal(got["label_ids"], got["logits"].argmax(-1))
 
 
-def test_text_in_ids_equal_albert_tokenizer(lt_encoder, lt_tokenizer, tiny_model_file, test_strings):
+def test_text_in_ids_equal_albert_tokenizer(
+    lt_encoder, lt_tokenizer, tiny_model_file, test_strings
+):
     flatbuffer = text_model(lt_encoder, tiny_model_file, SEQ_LENGTH, 8, outputs=encoder_outputs)
     model = LiteRtModel(flatbuffer)
     assert model.takes_text and "TFText>FastSentencepieceTokenize" in model.ops
@@ -111,7 +113,7 @@ def test_text_in_ids_equal_albert_tokenizer(lt_encoder, lt_tokenizer, tiny_model
     for name in FEATURES:
         mismatches = [
             (text, got[name][i].tolist(), row[name])
-            for i, (text, row) in enumerate(zip(test_strings, want))
+            for i, (text, row) in enumerate(zip(test_strings, want, strict=True))
             if got[name][i].tolist() != row[name]
         ]
         assert not mismatches, mismatches[:3]
@@ -132,7 +134,7 @@ def test_text_pair_classifier_int8(lt_classifier, lt_tokenizer, tiny_model_file)
     texts_a = ["A man plays.", long_text, "Café NAÏVE [MASK]", ""]
     texts_b = ["A person plays music.", "short", long_text, ""]
     got = model.run_texts(texts_a, texts_b)
-    for i, (a, b) in enumerate(zip(texts_a, texts_b)):
+    for i, (a, b) in enumerate(zip(texts_a, texts_b, strict=True)):
         want = pack_segments_reference(
             lt_tokenizer.encode(a), lt_tokenizer.encode(b), SEQ_LENGTH, 2, 3
         )
@@ -156,7 +158,7 @@ def test_pack_dense_equals_reference():
 
     for seq_length in (3, 8, 16):
         packed = pack_dense([pieces(rows_a), pieces(rows_b)], seq_length)
-        for i, (a, b) in enumerate(zip(rows_a, rows_b)):
+        for i, (a, b) in enumerate(zip(rows_a, rows_b, strict=True)):
             want = pack_segments_reference(a, b, seq_length, 2, 3)
             for name in FEATURES:
                 assert packed[name][i].numpy().tolist() == want[name], (seq_length, i, name)
