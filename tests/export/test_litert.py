@@ -208,3 +208,74 @@ def test_bad_arguments(lt_encoder, tmp_path):
     path.write_bytes(b"x")
     with pytest.raises(FileExistsError):
         write_model(str(path), b"y")
+
+
+def _fake_run_dir(directory, classifier, spm_file) -> str:
+    """A fine-tuning output directory as run_classifier leaves it (no training needed)."""
+    import json
+    import shutil
+
+    directory.mkdir()
+    classifier.save(str(directory / "model.keras"))
+    shutil.copyfile(spm_file, directory / "spm.model")
+    task = {
+        "task": "mnli",
+        "problem": "classification",
+        "labels": ["a", "b", "c"],
+        "max_seq_length": SEQ_LENGTH,
+        "do_lower_case": True,
+        "is_pair": True,
+    }
+    (directory / "task.json").write_text(json.dumps(task), encoding="utf-8")
+    return str(directory)
+
+
+def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
+    import json
+
+    from albert_tf.export.litert_export import export_litert
+
+    run_dir = _fake_run_dir(tmp_path / "run", lt_classifier, tiny_model_file)
+    out = export_litert(
+        str(tmp_path / "litert"), run_dir, batch_sizes=[1, 2], quantizations=["float32"]
+    )
+    manifest = json.loads((tmp_path / "litert" / "litert.json").read_text())
+    assert manifest["seq_length"] == SEQ_LENGTH and manifest["labels"] == ["a", "b", "c"]
+    files = sorted(entry["file"] for entry in manifest["models"])
+    assert files == [f"classifier_{i}_float32_b{b}.tflite" for i in ("ids", "text") for b in (1, 2)]
+    text = next(e for e in manifest["models"] if e["file"] == "classifier_text_float32_b2.tflite")
+    assert text["inputs"] == ["text", "text_b"] and "label_ids" in text["outputs"]
+    model = LiteRtModel(f"{out}/classifier_text_float32_b2.tflite")
+    got = model.run_texts(["a man plays", "x", "y"], ["a person plays music", "", "z"])
+    features = {name: got[name] for name in FEATURES}
+    want = _keras(lt_classifier, features, classifier_outputs)
+    np.testing.assert_allclose(got["logits"], want["logits"], atol=1e-4, rtol=0)
+    with pytest.raises(FileExistsError):
+        export_litert(out, run_dir, quantizations=["float32"], inputs=["ids"])
+
+
+def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
+    import subprocess
+    import sys
+
+    from albert_tf.export.encoder_bundle import save_encoder_bundle
+    from tests.conftest import REPO_ROOT
+
+    bundle = save_encoder_bundle(str(tmp_path / "bundle"), lt_encoder, tiny_model_file)
+    script = str(REPO_ROOT / "scripts" / "export_litert.py")
+    out = tmp_path / "litert"
+    args = [sys.executable, script, f"--source={bundle}", f"--output_dir={out}"]
+    done = subprocess.run(
+        [*args, "--quantizations=int8", "--inputs=text", "--seq_length=16"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(p.name for p in out.iterdir()) == ["encoder_text_int8_b1.tflite", "litert.json"]
+    result = LiteRtModel(str(out / "encoder_text_int8_b1.tflite")).run_texts(["hello world"])
+    assert result["sequence_output"].shape == (1, 16, TINY_ALBERT["hidden_size"])
+    bad = subprocess.run(
+        [*args, "--overwrite", "--quantizations=int4"], capture_output=True, text=True, check=False
+    )
+    assert bad.returncode == 2 and "error: unknown or no values ['int4']" in bad.stderr
