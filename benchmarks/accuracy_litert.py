@@ -3,7 +3,8 @@
 Reads a `run_classifier` output directory (model.keras, task.json, spm.model) and the
 directory `scripts/export_litert.py` wrote from it, and classifies every row of `--data_file`:
 
-* `keras`: the fine-tuned model on `AlbertTextFeatures` ids (what `--do_eval` measures);
+* `keras float32`: the fine-tuned model in float32 on `AlbertTextFeatures` ids (the reference),
+  and the model as trained (its dtype policy, e.g. mixed_bfloat16: what `--do_eval` measures);
 * each ids-in `.tflite`: the same ids, through the ai-edge-litert interpreter;
 * each text-in `.tflite`: the raw texts, through the normalization pre-step and the model.
 
@@ -25,6 +26,7 @@ import numpy as np
 import tensorflow as tf
 from absl import app, flags
 
+from albert_tf.export.litert import float32_model
 from albert_tf.export.litert_export import MANIFEST_FILE
 from albert_tf.export.litert_runner import LiteRtModel
 from albert_tf.finetune.classification.examples import read_examples
@@ -58,10 +60,15 @@ def main(argv: list[str]) -> None:
     features = {
         k: v.numpy() for k, v in featurizer(columns if task.is_pair else columns[0]).items()
     }
-    keras_logits = model.predict(features, batch_size=64, verbose=0)
     labels = np.asarray(examples.labels)
+    # The reference is the float32 model (what the LiteRT files hold); the as-trained model may
+    # compute in bfloat16 (--precision=auto on CPUs with AMX).
+    float32 = float32_model(model)
+    keras_logits = float32.predict(features, batch_size=64, verbose=0)
     keras_predictions = keras_logits.argmax(-1)
     keras_accuracy = float((keras_predictions == labels).mean())
+    trained_predictions = model.predict(features, batch_size=64, verbose=0).argmax(-1)
+    trained_accuracy = float((trained_predictions == labels).mean())
     manifest_path = os.path.join(values.litert_dir, MANIFEST_FILE)
     with open(manifest_path, encoding="utf-8") as handle:
         manifest = json.load(handle)
@@ -70,7 +77,13 @@ def main(argv: list[str]) -> None:
         f"{'model':<36}{'accuracy':>10}{'points vs keras':>17}{'agree':>8}"
         f"{'max |logit diff|':>18}{'s':>6}"
     )
-    print(f"{'keras (float32)':<36}{keras_accuracy * 100:>10.2f}{0:>17.2f}{1:>8.3f}{0:>18.2e}")
+    print(f"{'keras float32':<36}{keras_accuracy * 100:>10.2f}{0:>17.2f}{1:>8.3f}{0:>18.2e}")
+    trained_name = f"keras as trained ({model.encoder.dtype_policy.name})"
+    print(
+        f"{trained_name:<36}{trained_accuracy * 100:>10.2f}"
+        f"{(trained_accuracy - keras_accuracy) * 100:>17.2f}"
+        f"{float((trained_predictions == keras_predictions).mean()):>8.3f}"
+    )
     for entry in manifest["models"]:
         runner = LiteRtModel(
             os.path.join(values.litert_dir, entry["file"]), num_threads=values.num_threads

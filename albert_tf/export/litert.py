@@ -74,6 +74,42 @@ def classifier_outputs(logits) -> dict[str, tf.Tensor]:
     }
 
 
+def float32_model(model: keras.Model) -> keras.Model:
+    """`model`, or a float32 copy of it when any layer computes in (b)float16.
+
+    Fine-tuning on a CPU with AMX or a GPU picks a mixed policy (`--precision=auto`); bfloat16
+    math converts to Flex ops only. The copy is rebuilt from the model's config with every
+    dtype policy set to float32, and gets the (float32) weights.
+    """
+    if all(layer.dtype_policy.compute_dtype == "float32" for layer in _layers(model)):
+        return model
+    config = _float32_policies(keras.saving.serialize_keras_object(model))
+    copy = keras.saving.deserialize_keras_object(config)
+    copy.set_weights(model.get_weights())
+    return copy
+
+
+def _layers(model: keras.Model) -> list:
+    return [model, *(layer for layer in model._flatten_layers(include_self=False))]
+
+
+def _float32_policies(value):
+    """Serialized Keras config with every mixed / 16-bit float dtype policy set to float32."""
+    if isinstance(value, list):
+        return [_float32_policies(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if value.get("class_name") in ("DTypePolicy", "FloatDTypePolicy"):
+        return {**value, "config": {**value["config"], "name": "float32"}}
+    return {
+        key: "float32" if key == "dtype" and item in _LOW_PRECISION else _float32_policies(item)
+        for key, item in value.items()
+    }
+
+
+_LOW_PRECISION = ("mixed_bfloat16", "mixed_float16", "bfloat16", "float16")
+
+
 def convert(
     function: Callable,
     input_signature: list[tf.TensorSpec],
@@ -129,6 +165,7 @@ def ids_model(
 ) -> bytes:
     """A LiteRT model `(input_word_ids, input_mask, input_type_ids)` int32 [B, T] -> outputs."""
     _check_shape(seq_length, batch_size)
+    model = float32_model(model)
     spec = tf.TensorSpec([batch_size, seq_length], tf.int32)
 
     def serve(input_word_ids, input_mask, input_type_ids):
@@ -156,6 +193,7 @@ def text_model(
     import tensorflow_text as tf_text
 
     _check_shape(seq_length, batch_size)
+    model = float32_model(model)
     tokenizer = AlbertTokenizer(spm_model_file)
     if model_vocab_size(model) not in (None, tokenizer.vocab_size):
         raise UserError(

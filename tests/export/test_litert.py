@@ -279,3 +279,21 @@ def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
         [*args, "--overwrite", "--quantizations=int4"], capture_output=True, text=True, check=False
     )
     assert bad.returncode == 2 and "error: unknown or no values ['int4']" in bad.stderr
+
+
+def test_mixed_precision_model_exports_in_float32(lt_classifier):
+    from albert_tf.export.litert import float32_model
+
+    encoder = AlbertEncoder(AlbertConfig(**TINY_ALBERT), dtype="mixed_bfloat16")
+    mixed = AlbertClassifier(encoder, num_outputs=3, dtype="mixed_bfloat16")
+    mixed.set_weights(lt_classifier.get_weights())
+    copy = float32_model(mixed)
+    assert copy is not mixed and copy.encoder.embeddings.dtype_policy.name == "float32"
+    assert float32_model(lt_classifier) is lt_classifier
+    # Without the float32 copy, bfloat16 math would be Flex ops and the op check would fail.
+    model = LiteRtModel(ids_model(mixed, SEQ_LENGTH, 2, outputs=classifier_outputs))
+    features = _random_features(2, seed=2)
+    got = model(**features)["logits"]
+    np.testing.assert_allclose(
+        got, _keras(lt_classifier, features, classifier_outputs)["logits"], atol=1e-4, rtol=0
+    )
