@@ -81,16 +81,13 @@ def float32_model(model: keras.Model) -> keras.Model:
     math converts to Flex ops only. The copy is rebuilt from the model's config with every
     dtype policy set to float32, and gets the (float32) weights.
     """
-    if all(layer.dtype_policy.compute_dtype == "float32" for layer in _layers(model)):
+    config = keras.saving.serialize_keras_object(model)
+    float32_config = _float32_policies(config)
+    if float32_config == config:
         return model
-    config = _float32_policies(keras.saving.serialize_keras_object(model))
-    copy = keras.saving.deserialize_keras_object(config)
+    copy = keras.saving.deserialize_keras_object(float32_config)
     copy.set_weights(model.get_weights())
     return copy
-
-
-def _layers(model: keras.Model) -> list:
-    return [model, *(layer for layer in model._flatten_layers(include_self=False))]
 
 
 def _float32_policies(value):
@@ -100,7 +97,9 @@ def _float32_policies(value):
     if not isinstance(value, dict):
         return value
     if value.get("class_name") in ("DTypePolicy", "FloatDTypePolicy"):
-        return {**value, "config": {**value["config"], "name": "float32"}}
+        name = value["config"]["name"]
+        name = "float32" if name in _LOW_PRECISION else name
+        return {**value, "config": {**value["config"], "name": name}}
     return {
         key: "float32" if key == "dtype" and item in _LOW_PRECISION else _float32_policies(item)
         for key, item in value.items()
