@@ -19,3 +19,5 @@ FINETUNED_MODEL_FILE = "model.keras"
 TASK_FILE = "task.json"
 # Every setting of a fine-tuning run.
 FINETUNE_CONFIG_FILE = "finetune_config.json"
+# What a LiteRT export directory holds (variants, casing, labels, ops).
+LITERT_MANIFEST_FILE = "litert.json"

@@ -45,8 +45,8 @@ from albert_tf.export.litert import (
 )
 from albert_tf.export.litert_runner import LiteRtModel
 from albert_tf.file_names import FINETUNED_MODEL_FILE, SPM_FILE
+from albert_tf.file_names import LITERT_MANIFEST_FILE as MANIFEST_FILE
 
-MANIFEST_FILE = "litert.json"
 INPUT_KINDS = ("ids", "text")
 NORMALIZATION_PRE_STEP = (
     "text inputs must be normalized before the model: albert_tf.tokenization.normalize."

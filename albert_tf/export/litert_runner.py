@@ -13,12 +13,14 @@ Example (illustration):
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 
 import numpy as np
 
 from albert_tf.export.litert_ops import TFTEXT_CUSTOM_OPS, model_ops
+from albert_tf.file_names import LITERT_MANIFEST_FILE
 from albert_tf.tokenization.normalize import normalize_text
 
 
@@ -33,11 +35,14 @@ class LiteRtModel:
     def __init__(self, model: str | os.PathLike | bytes, num_threads: int | None = None):
         from ai_edge_litert.interpreter import InterpreterWithCustomOps
 
+        # Casing of the pre-step: from the `litert.json` beside the file, else lowercase.
+        self.do_lower_case = True
         if isinstance(model, bytes):
             content = model
         else:
             with open(model, "rb") as handle:
                 content = handle.read()
+            self.do_lower_case = _manifest_casing(os.path.dirname(os.fspath(model)))
         self.ops = model_ops(content)
         registerers = []
         if any(op in TFTEXT_CUSTOM_OPS for op in self.ops):
@@ -80,13 +85,26 @@ class LiteRtModel:
         self,
         texts: Sequence[str],
         texts_b: Sequence[str] | None = None,
-        do_lower_case: bool = True,
+        do_lower_case: bool | None = None,
     ) -> dict[str, np.ndarray]:
-        """Raw texts: the normalization pre-step (`normalize_text`), then `run`."""
+        """Raw texts: the normalization pre-step (`normalize_text`), then `run`.
+
+        `do_lower_case` defaults to the export's (`litert.json`), else True.
+        """
+        if do_lower_case is None:
+            do_lower_case = self.do_lower_case
         inputs = {"text": _normalized(texts, do_lower_case)}
         if texts_b is not None:
             inputs["text_b"] = _normalized(texts_b, do_lower_case)
         return self.run(**inputs)
+
+
+def _manifest_casing(directory: str) -> bool:
+    path = os.path.join(directory, LITERT_MANIFEST_FILE)
+    if not os.path.isfile(path):
+        return True
+    with open(path, encoding="utf-8") as handle:
+        return bool(json.load(handle).get("do_lower_case", True))
 
 
 def _normalized(texts: Sequence[str], do_lower_case: bool) -> np.ndarray:

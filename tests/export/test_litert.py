@@ -224,7 +224,7 @@ def _fake_run_dir(directory, classifier, spm_file) -> str:
         "problem": "classification",
         "labels": ["a", "b", "c"],
         "max_seq_length": SEQ_LENGTH,
-        "do_lower_case": True,
+        "do_lower_case": False,
         "is_pair": True,
     }
     (directory / "task.json").write_text(json.dumps(task), encoding="utf-8")
@@ -247,7 +247,13 @@ def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
     text = next(e for e in manifest["models"] if e["file"] == "classifier_text_float32_b2.tflite")
     assert text["inputs"] == ["text", "text_b"] and "label_ids" in text["outputs"]
     model = LiteRtModel(f"{out}/classifier_text_float32_b2.tflite")
-    got = model.run_texts(["a man plays", "x", "y"], ["a person plays music", "", "z"])
+    texts_a, texts_b = ["A Man plays", "x", "Y"], ["a person PLAYS music", "", "z"]
+    got = model.run_texts(texts_a, texts_b)  # Cased, as litert.json says.
+    assert model.do_lower_case is False
+    cased = AlbertTokenizer(tiny_model_file, do_lower_case=False)
+    for i, (a, b) in enumerate(zip(texts_a, texts_b, strict=True)):
+        want = pack_segments_reference(cased.encode(a), cased.encode(b), SEQ_LENGTH, 2, 3)
+        assert got["input_word_ids"][i].tolist() == want["input_word_ids"]
     features = {name: got[name] for name in FEATURES}
     want = _keras(lt_classifier, features, classifier_outputs)
     np.testing.assert_allclose(got["logits"], want["logits"], atol=1e-4, rtol=0)
