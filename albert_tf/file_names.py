@@ -23,3 +23,5 @@ FINETUNE_CONFIG_FILE = "finetune_config.json"
 # shard>.manifest.json` beside an `--output_file`. Record readers skip both names.
 MANIFEST_FILE = "manifest.json"
 MANIFEST_SUFFIX = ".manifest.json"
+# What a LiteRT export directory holds (variants, casing, labels, ops).
+LITERT_MANIFEST_FILE = "litert.json"
