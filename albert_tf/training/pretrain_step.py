@@ -97,8 +97,11 @@ def make_replica_train_step(
     global_batch_size: int,
     accumulation_steps: int,
     jit_compile: bool,
+    sentence_order_loss_weight: float = 1.0,
 ) -> Callable[[dict[str, tf.Tensor]], tf.Tensor]:
     """One optimizer update on one replica's share of the global batch.
+
+    `sentence_order_loss_weight` scales the SOP term (0.0: MLM only).
 
     Returns `step(features) -> metric sums [6]` (this replica's, before the
     update), to be called inside `strategy.run`.
@@ -112,7 +115,9 @@ def make_replica_train_step(
             terms = pretraining_terms(micro, outputs)
             loss = tf.reduce_sum(terms.masked_lm_weights * terms.masked_lm_loss) / (
                 mlm_weight_total + MLM_WEIGHT_EPSILON
-            ) + tf.reduce_sum(terms.sentence_order_loss) / float(global_batch_size)
+            ) + tf.reduce_sum(terms.sentence_order_loss) * (
+                sentence_order_loss_weight / float(global_batch_size)
+            )
             if uses_loss_scale:
                 loss = optimizer.scale_loss(loss)
         gradients = tape.gradient(loss, variables)
