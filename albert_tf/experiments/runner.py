@@ -238,7 +238,7 @@ def write_outputs(
         {row["cell"]: row["layer_transitions"] for row in rows},
         paths["layer_transitions.png"],
         f"{preset.title}: layer transitions (mean over real tokens of "
-        f"{LAYER_ANALYSIS_RECORDS} eval records)",
+        f"up to {LAYER_ANALYSIS_RECORDS} eval records)",
     )
     return list(paths.values())
 
