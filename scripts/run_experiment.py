@@ -35,6 +35,7 @@ flags.DEFINE_bool("do_lower_case", True, "Lowercase (must match the tokenizer)."
 flags.DEFINE_enum("scale", "cpu", list(SCALES), "Model shape and budget of every cell.")
 flags.DEFINE_integer("num_train_steps", None, "Override the scale's steps per cell.")
 flags.DEFINE_integer("parallelism", 1, "Processes of the data builder.")
+flags.DEFINE_list("cells", [], "Run only these cells of the preset (default: all).")
 flags.mark_flags_as_required(["preset", "output_dir"])
 
 
@@ -64,7 +65,9 @@ def main(argv: list[str]) -> None:
             FLAGS.input_format,
             FLAGS.do_lower_case,
         )
-    result = run_experiment(FLAGS.preset, FLAGS.output_dir, inputs, scale, FLAGS.parallelism)
+    result = run_experiment(
+        FLAGS.preset, FLAGS.output_dir, inputs, scale, FLAGS.parallelism, tuple(FLAGS.cells)
+    )
     logging.info("Cells run now: %s", ", ".join(result.ran) or "none (all finished earlier)")
     for path in result.files:
         print(path)

@@ -19,10 +19,16 @@ Example:
 
 from __future__ import annotations
 
+import csv
+import io
+import os
+
+import keras
 import numpy as np
 from keras import ops
 
 from albert_tf.data.pretrain_input import pretrain_dataset
+from albert_tf.errors import UserError
 from albert_tf.models.encoder import AlbertEncoder
 
 
@@ -89,3 +95,36 @@ def analyze_layers(
         raise ValueError(f"{pattern}: no records to analyze (fewer than one batch).")
     states = [np.concatenate(layer) for layer in zip(*per_batch_states, strict=True)]
     return layer_transitions(states, np.concatenate(masks))
+
+
+def layer_transitions_csv(models: dict[str, list[dict]]) -> str:
+    """CSV text: one row per (model, layer).
+
+    >>> print(layer_transitions_csv({"a": [{"layer": 1, "l2_distance": 2.0,
+    ...                                     "cosine_similarity": 0.5}]}), end="")
+    model,layer,l2_distance,cosine_similarity
+    a,1,2.0,0.5
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(("model", "layer", "l2_distance", "cosine_similarity"))
+    for name, rows in models.items():
+        for row in rows:
+            writer.writerow((name, row["layer"], row["l2_distance"], row["cosine_similarity"]))
+    return buffer.getvalue()
+
+
+def load_encoder(path: str) -> AlbertEncoder:
+    """An `encoder.keras` file, or a pretraining workdir holding one."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "encoder.keras")
+    if not os.path.exists(path):
+        raise UserError(
+            f"no encoder at {path}",
+            where="--encoder_files",
+            fix="pass encoder.keras files or pretraining output directories",
+        )
+    encoder = keras.saving.load_model(path, compile=False)
+    if not isinstance(encoder, AlbertEncoder):
+        raise UserError(f"{path} holds a {type(encoder).__name__}, not an AlbertEncoder")
+    return encoder

@@ -24,9 +24,7 @@ Example (an illustration; runs for minutes):
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import json
 import logging
 import os
@@ -36,7 +34,7 @@ from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.experiments.cell import Cell
 from albert_tf.experiments.evaluation import evaluate_model, load_pretrainer
-from albert_tf.experiments.layer_analysis import analyze_layers
+from albert_tf.experiments.layer_analysis import analyze_layers, layer_transitions_csv
 from albert_tf.experiments.learning_curves import read_scalars
 from albert_tf.experiments.parameter_counts import count_encoder_parameters, paper_shape
 from albert_tf.experiments.plots import (
@@ -185,24 +183,6 @@ def run_cell(
     return row
 
 
-def _layer_csv(rows: list[dict]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(("cell", "sharing", "layer", "l2_distance", "cosine_similarity"))
-    for row in rows:
-        for layer in row["layer_transitions"]:
-            writer.writerow(
-                (
-                    row["cell"],
-                    row["sharing"],
-                    layer["layer"],
-                    layer["l2_distance"],
-                    layer["cosine_similarity"],
-                )
-            )
-    return buffer.getvalue()
-
-
 def write_outputs(
     preset: Preset, scale: ExperimentScale, rows: list[dict], experiment_dir: str
 ) -> list[str]:
@@ -233,14 +213,27 @@ def write_outputs(
     plot_parameters_vs_accuracy(
         rows, f"{preset.title}: parameters vs accuracy", paths["parameters_vs_accuracy.png"]
     )
-    atomic_write_text(paths["layer_transitions.csv"], _layer_csv(rows))
+    models = {row["cell"]: row["layer_transitions"] for row in rows}
+    atomic_write_text(paths["layer_transitions.csv"], layer_transitions_csv(models))
     plot_layer_transitions(
-        {row["cell"]: row["layer_transitions"] for row in rows},
+        models,
         paths["layer_transitions.png"],
         f"{preset.title}: layer transitions (mean over real tokens of "
         f"up to {LAYER_ANALYSIS_RECORDS} eval records)",
     )
     return list(paths.values())
+
+
+def select_cells(cells: list[Cell], names: tuple[str, ...], preset_name: str) -> list[Cell]:
+    """The cells named in `names` (all when empty), in the preset's order."""
+    unknown = sorted(set(names) - {cell.name for cell in cells})
+    if unknown:
+        raise UserError(
+            f"preset {preset_name} has no cell {', '.join(unknown)}",
+            where="--cells",
+            fix=f"choose among {', '.join(cell.name for cell in cells)}",
+        )
+    return [cell for cell in cells if not names or cell.name in names]
 
 
 def run_experiment(
@@ -249,8 +242,12 @@ def run_experiment(
     inputs: ExperimentInputs | None,
     scale: ExperimentScale,
     parallelism: int = 1,
+    only_cells: tuple[str, ...] = (),
 ) -> ExperimentResult:
-    """Runs (or finishes) a preset in `experiment_dir`; see the module docstring."""
+    """Runs (or finishes) a preset in `experiment_dir`; see the module docstring.
+
+    `only_cells`: run and tabulate only these cells of the preset (all when empty).
+    """
     preset = get_preset(preset_name)
     experiment_dir = os.path.abspath(experiment_dir)
     if not preset.trains:
@@ -266,11 +263,14 @@ def run_experiment(
         "scale": scale.to_dict(),
         "inputs": dataclasses.asdict(inputs),
     }
+    if only_cells:  # absent otherwise, so that older experiment.json files still match
+        description["only_cells"] = list(only_cells)
     _check_experiment_file(experiment_dir, description)
     manifests = build_records(experiment_dir, inputs, scale, parallelism)
     vocab_size = int(manifests["sop/train"]["vocab_size"])
+    cells = select_cells(expand_preset(preset_name, scale), only_cells, preset_name)
     rows, ran = [], []
-    for cell in expand_preset(preset_name, scale):
+    for cell in cells:
         result_path = os.path.join(experiment_dir, "cells", cell.name, RESULT_FILE)
         if os.path.exists(result_path):
             with open(result_path, encoding="utf-8") as handle:
