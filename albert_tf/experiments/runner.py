@@ -36,7 +36,12 @@ from albert_tf.experiments.cell import Cell
 from albert_tf.experiments.evaluation import evaluate_model, load_pretrainer
 from albert_tf.experiments.layer_analysis import analyze_layers, layer_transitions_csv
 from albert_tf.experiments.learning_curves import read_scalars
-from albert_tf.experiments.parameter_counts import count_encoder_parameters, paper_shape
+from albert_tf.experiments.parameter_counts import (
+    count_encoder_parameters,
+    millions,
+    paper_convention_count,
+    paper_shape,
+)
 from albert_tf.experiments.plots import (
     plot_layer_transitions,
     plot_learning_curves,
@@ -146,6 +151,7 @@ def run_cell(
 
     model = AlbertPretrainer(AlbertEncoder(albert_config))
     load_pretrainer(model, workdir)
+    paper_config = paper_shape(cell.sharing, cell.paper_embedding_size)
     metrics = evaluate_model(
         model,
         {o: records_pattern(experiment_dir, o, "eval") for o in ("nsp", "sop")},
@@ -166,9 +172,8 @@ def run_cell(
         "hidden_size": albert_config.hidden_size,
         "num_hidden_layers": albert_config.num_hidden_layers,
         "parameters": model.encoder.count_params(),
-        "paper_shape_parameters": count_encoder_parameters(
-            paper_shape(cell.sharing, cell.paper_embedding_size)
-        ),
+        "paper_shape_parameters": count_encoder_parameters(paper_config),
+        "paper_shape_millions": millions(paper_convention_count(paper_config)),
         "num_train_steps": pretrain_config.num_train_steps,
         "train_batch_size": scale.train_batch_size,
         "max_seq_length": scale.max_seq_length,
