@@ -77,6 +77,7 @@ class ExperimentResult:
 
 
 def _check_experiment_file(experiment_dir: str, description: dict) -> None:
+    description = json.loads(json.dumps(description))  # tuples -> lists, as stored
     path = os.path.join(experiment_dir, EXPERIMENT_FILE)
     if os.path.exists(path):
         with open(path, encoding="utf-8") as handle:
