@@ -124,13 +124,13 @@ PRESETS: dict[str, Preset] = {
             "embedding_size",
             "Embedding size E (paper Table 3)",
             _embedding_size_cells,
-            steps_factor=0.3,
+            steps_factor=0.25,
         ),
         Preset(
             "sharing",
             "Cross-layer parameter sharing (paper Table 4)",
             _sharing_cells,
-            steps_factor=0.3,
+            steps_factor=0.25,
         ),
         Preset(
             "sentence_objective",

@@ -69,7 +69,7 @@ def test_cell_config_follows_scale():
 def test_steps_per_preset():
     scale = SCALES["cpu"]
     assert PRESETS["sentence_objective"].num_train_steps(scale) == 1000
-    assert PRESETS["sharing"].num_train_steps(scale) == 300
+    assert PRESETS["sharing"].num_train_steps(scale) == 250
 
 
 def test_unknown_preset():
