@@ -19,6 +19,7 @@ from absl import flags, logging
 from albert_tf import cli
 from albert_tf.data.documents import INPUT_FORMATS
 from albert_tf.errors import UserError
+from albert_tf.experiments.downstream import DownstreamOptions
 from albert_tf.experiments.presets import PRESETS
 from albert_tf.experiments.records import ExperimentInputs
 from albert_tf.experiments.runner import run_experiment
@@ -36,6 +37,11 @@ flags.DEFINE_enum("scale", "cpu", list(SCALES), "Model shape and budget of every
 flags.DEFINE_integer("num_train_steps", None, "Override the scale's steps per cell.")
 flags.DEFINE_integer("parallelism", 1, "Processes of the data builder.")
 flags.DEFINE_list("cells", [], "Run only these cells of the preset (default: all).")
+flags.DEFINE_string("downstream_task", "", "Also fine-tune every cell on this GLUE task.")
+flags.DEFINE_string("downstream_data_dir", "", "The downstream task's data directory.")
+flags.DEFINE_integer("downstream_max_train_examples", 2000, "Downstream training examples.")
+flags.DEFINE_float("downstream_epochs", 2.0, "Downstream epochs.")
+flags.DEFINE_float("downstream_learning_rate", 1e-4, "Downstream learning rate.")
 flags.mark_flags_as_required(["preset", "output_dir"])
 
 
@@ -65,8 +71,23 @@ def main(argv: list[str]) -> None:
             FLAGS.input_format,
             FLAGS.do_lower_case,
         )
+    downstream = None
+    if FLAGS.downstream_task:
+        downstream = DownstreamOptions(
+            FLAGS.downstream_task,
+            FLAGS.downstream_data_dir,
+            FLAGS.downstream_max_train_examples,
+            FLAGS.downstream_epochs,
+            FLAGS.downstream_learning_rate,
+        )
     result = run_experiment(
-        FLAGS.preset, FLAGS.output_dir, inputs, scale, FLAGS.parallelism, tuple(FLAGS.cells)
+        FLAGS.preset,
+        FLAGS.output_dir,
+        inputs,
+        scale,
+        FLAGS.parallelism,
+        tuple(FLAGS.cells),
+        downstream,
     )
     logging.info("Cells run now: %s", ", ".join(result.ran) or "none (all finished earlier)")
     for path in result.files:

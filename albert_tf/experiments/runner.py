@@ -33,6 +33,7 @@ import time
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.experiments.cell import Cell
+from albert_tf.experiments.downstream import DownstreamOptions, finetune_cell
 from albert_tf.experiments.evaluation import evaluate_model, load_pretrainer
 from albert_tf.experiments.layer_analysis import analyze_layers, layer_transitions_csv
 from albert_tf.experiments.learning_curves import read_scalars
@@ -61,7 +62,7 @@ from albert_tf.experiments.records import (
 )
 from albert_tf.experiments.scale import ExperimentScale
 from albert_tf.experiments.tables import write_csv, write_markdown
-from albert_tf.file_names import ALBERT_CONFIG_FILE
+from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 
 EXPERIMENT_FILE = "experiment.json"
 RESULT_FILE = "result.json"
@@ -132,8 +133,13 @@ def run_cell(
     scale: ExperimentScale,
     experiment_dir: str,
     vocab_size: int,
+    inputs: ExperimentInputs | None = None,
+    downstream: DownstreamOptions | None = None,
 ) -> dict:
-    """Trains (or resumes) and evaluates one cell; writes and returns its result row."""
+    """Trains (or resumes) and evaluates one cell; writes and returns its result row.
+
+    With `downstream` (and `inputs`, for the tokenizer), also fine-tunes the cell's encoder.
+    """
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.pretrainer import AlbertPretrainer
     from albert_tf.training.pretrain import train_and_evaluate
@@ -166,6 +172,18 @@ def run_cell(
         scale.max_predictions_per_seq,
         num_records=LAYER_ANALYSIS_RECORDS,
     )
+    if downstream is not None:
+        metrics.update(
+            finetune_cell(
+                downstream,
+                os.path.join(workdir, ENCODER_FILE),
+                inputs.spm_model_file,
+                inputs.do_lower_case,
+                scale.max_seq_length,
+                scale.seed,
+                os.path.join(cell_dir, "downstream"),
+            )
+        )
     row = {
         "preset": preset.name,
         "cell": cell.name,
@@ -249,10 +267,12 @@ def run_experiment(
     scale: ExperimentScale,
     parallelism: int = 1,
     only_cells: tuple[str, ...] = (),
+    downstream: DownstreamOptions | None = None,
 ) -> ExperimentResult:
     """Runs (or finishes) a preset in `experiment_dir`; see the module docstring.
 
     `only_cells`: run and tabulate only these cells of the preset (all when empty).
+    `downstream`: also fine-tune every cell's encoder on this task (a results column).
     """
     preset = get_preset(preset_name)
     experiment_dir = os.path.abspath(experiment_dir)
@@ -269,8 +289,11 @@ def run_experiment(
         "scale": scale.to_dict(),
         "inputs": dataclasses.asdict(inputs),
     }
-    if only_cells:  # absent otherwise, so that older experiment.json files still match
+    # Absent when unset, so that older experiment.json files still match.
+    if only_cells:
         description["only_cells"] = list(only_cells)
+    if downstream is not None:
+        description["downstream"] = dataclasses.asdict(downstream)
     _check_experiment_file(experiment_dir, description)
     manifests = build_records(experiment_dir, inputs, scale, parallelism)
     vocab_size = int(manifests["sop/train"]["vocab_size"])
@@ -284,6 +307,6 @@ def run_experiment(
             logging.info("Cell %s: finished earlier, skipped.", cell.name)
             continue
         logging.info("Cell %s: training.", cell.name)
-        rows.append(run_cell(cell, preset, scale, experiment_dir, vocab_size))
+        rows.append(run_cell(cell, preset, scale, experiment_dir, vocab_size, inputs, downstream))
         ran.append(cell.name)
     return ExperimentResult(rows, ran, write_outputs(preset, scale, rows, experiment_dir))

@@ -49,6 +49,9 @@ CSV_COLUMNS = (
     "paper_mlm",
     "paper_nsp",
     "paper_sop",
+    "downstream_accuracy",
+    "downstream_accuracy_se",
+    "downstream_examples",
 )
 
 EVALUATION_NOTE = (
@@ -128,6 +131,9 @@ def cells_table(rows: Sequence[dict]) -> str:
         "SOP probe",
         "paper MLM / NSP / SOP",
     )
+    downstream = any(not _missing(row.get("downstream_accuracy")) for row in rows)
+    if downstream:
+        header = (*header, "downstream (dev)")
     body = []
     for row in rows:
         paper = " / ".join(_paper(row.get(f"paper_{k}")) for k in ("mlm", "nsp", "sop"))
@@ -150,6 +156,8 @@ def cells_table(rows: Sequence[dict]) -> str:
                 paper,
             )
         )
+        if downstream:
+            body[-1] = (*body[-1], percent(row, "downstream_accuracy"))
     return _markdown_table(header, body)
 
 

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import pytest
 
+from albert_tf.experiments.downstream import DownstreamOptions
 from albert_tf.experiments.records import ExperimentInputs
 from albert_tf.experiments.runner import run_experiment
 from albert_tf.experiments.scale import SCALES
-from tests.conftest import SAMPLE_TEXT
+from tests.conftest import SAMPLE_TEXT, SHARED_DATA
 
 # 120 steps with a checkpoint every 10: long enough to be killed mid-training.
 TEST_SCALE = SCALES["tiny"].replace(num_train_steps=120)
 TWO_CELLS = ("nsp", "sop")
+# The optional downstream column: SST-2, a slice of its training set, one epoch.
+DOWNSTREAM = DownstreamOptions(
+    "sst-2", str(SHARED_DATA / "glue" / "SST-2"), max_train_examples=64, num_train_epochs=1.0
+)
 
 
 def experiment_inputs(spm_model_file: str) -> ExperimentInputs:
@@ -28,5 +33,6 @@ def two_cell_experiment(tmp_path_factory, tiny_model_file):
         experiment_inputs(tiny_model_file),
         TEST_SCALE,
         only_cells=TWO_CELLS,
+        downstream=DOWNSTREAM,
     )
     return experiment_dir, result

@@ -16,7 +16,7 @@ from albert_tf.errors import UserError
 from albert_tf.experiments.runner import RESULT_FILE, run_experiment
 from albert_tf.experiments.scale import SCALES
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT
-from tests.experiments.conftest import TEST_SCALE, TWO_CELLS, experiment_inputs
+from tests.experiments.conftest import DOWNSTREAM, TEST_SCALE, TWO_CELLS, experiment_inputs
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # Columns that legitimately differ between runs.
@@ -40,9 +40,12 @@ def test_writes_csv_markdown_and_plots(two_cell_experiment):
             assert 0.0 <= float(row[f"{name}_accuracy"]) <= 1.0
             assert float(row[f"{name}_accuracy_se"]) > 0.0
         assert float(row["sop_eval_records"]) == TEST_SCALE.eval_records
+        assert 0.0 < float(row["downstream_accuracy"]) < 1.0
+        assert float(row["downstream_examples"]) == 872  # SST-2 dev
     markdown = open(os.path.join(experiment_dir, "results.md"), encoding="utf-8").read()
     assert "| cell | objective |" in markdown
     assert "90.5" in markdown and "86.5" in markdown  # the paper's figures beside ours
+    assert "downstream (dev)" in markdown
     for name in ("learning_curves", "parameters_vs_accuracy", "layer_transitions"):
         path = os.path.join(experiment_dir, f"{name}.png")
         with open(path, "rb") as handle:
@@ -67,6 +70,7 @@ def test_rerun_does_no_work(two_cell_experiment, tiny_model_file):
         experiment_inputs(tiny_model_file),
         TEST_SCALE,
         only_cells=TWO_CELLS,
+        downstream=DOWNSTREAM,
     )
     assert again.ran == []
     assert [os.stat(path).st_mtime_ns for path in results] == before
@@ -84,6 +88,7 @@ def test_other_settings_in_the_same_directory_are_refused(two_cell_experiment, t
             experiment_inputs(tiny_model_file),
             TEST_SCALE.replace(num_train_steps=7),
             only_cells=TWO_CELLS,
+            downstream=DOWNSTREAM,
         )
 
 
@@ -99,6 +104,10 @@ def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
         f"--eval_file={SAMPLE_TEXT}",
         f"--spm_model_file={spm_model_file}",
         f"--output_dir={experiment_dir}",
+        f"--downstream_task={DOWNSTREAM.task}",
+        f"--downstream_data_dir={DOWNSTREAM.data_dir}",
+        f"--downstream_max_train_examples={DOWNSTREAM.max_train_examples}",
+        f"--downstream_epochs={DOWNSTREAM.num_train_epochs}",
     ]
 
 
