@@ -99,7 +99,7 @@ def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
         "--preset=sentence_objective",
         "--scale=tiny",
         f"--num_train_steps={TEST_SCALE.num_train_steps}",
-        f"--cells={','.join(TWO_CELLS)}",
+        f"--cells={TWO_CELLS[0]}",  # one cell: enough to kill, and quicker
         f"--input_file={SAMPLE_TEXT}",
         f"--eval_file={SAMPLE_TEXT}",
         f"--spm_model_file={spm_model_file}",
@@ -147,12 +147,11 @@ def test_killed_mid_cell_then_rerun_gives_the_same_results(
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert "Resumed from" in rerun.stderr
 
-    expected = _read_csv(os.path.join(reference_dir, "results.csv"))
-    got = _read_csv(os.path.join(experiment_dir, "results.csv"))
-    assert [row["resumed"] for row in got] == ["True", "False"]
-    for want, have in zip(expected, got, strict=True):
-        for column in want.keys() - RUN_DEPENDENT:
-            assert have[column] == want[column], column
+    want = _read_csv(os.path.join(reference_dir, "results.csv"))[0]
+    (have,) = _read_csv(os.path.join(experiment_dir, "results.csv"))
+    assert have["resumed"] == "True" and want["resumed"] == "False"
+    for column in want.keys() - RUN_DEPENDENT:
+        assert have[column] == want[column], column
 
 
 def test_model_size_preset_needs_no_data(tmp_path):
