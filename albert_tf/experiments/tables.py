@@ -194,9 +194,9 @@ def model_size_table() -> str:
 
 def write_markdown(preset: Preset, rows: Sequence[dict], scale_line: str) -> str:
     """`results.md`: the preset's table with the paper's figures beside ours."""
-    parts = [f"# {preset.title}\n", f"{scale_line}\n"]
+    parts = [f"# {preset.title}\n"]
     if preset.trains:
-        parts += [cells_table(rows), "", EVALUATION_NOTE, "", PARAMETER_NOTE, ""]
+        parts += [f"{scale_line}\n", cells_table(rows), "", EVALUATION_NOTE, "", PARAMETER_NOTE, ""]
         wall = sum(row.get("wall_seconds") or 0.0 for row in rows)
         parts.append(f"Training wall time, all cells: {wall / 60:.1f} min.\n")
     else:
