@@ -42,25 +42,32 @@ def binomial_standard_error(accuracy: float, count: int) -> float:
     return math.sqrt(accuracy * (1.0 - accuracy) / count)
 
 
-def _outputs(model: AlbertPretrainer, features: dict) -> dict[str, np.ndarray]:
-    encoded = model.encoder.call_at_positions(
-        {
-            "input_word_ids": features["input_ids"],
-            "input_mask": features["input_mask"],
-            "input_type_ids": features["segment_ids"],
-        },
-        features["masked_lm_positions"],
-        training=False,
-    )
-    mlm_logits = model.masked_lm_head(encoded["sequence_output"])
-    head_logits = model.sentence_order_head(encoded["pooled_output"])
-    return {
-        "mlm_correct": ops.convert_to_numpy(
-            ops.cast(ops.argmax(mlm_logits, axis=-1) == features["masked_lm_ids"], "float32")
-        ),
-        "head_prediction": ops.convert_to_numpy(ops.argmax(head_logits, axis=-1)),
-        "pooled": ops.convert_to_numpy(encoded["pooled_output"]),
-    }
+def _output_function(model: AlbertPretrainer):
+    """A `tf.function` of one batch's MLM hits, sentence-head predictions and pooled output
+    (a graph: eager Keras calls made evaluation take as long as training)."""
+
+    @tf.function
+    def outputs(features: dict) -> dict:
+        encoded = model.encoder.call_at_positions(
+            {
+                "input_word_ids": features["input_ids"],
+                "input_mask": features["input_mask"],
+                "input_type_ids": features["segment_ids"],
+            },
+            features["masked_lm_positions"],
+            training=False,
+        )
+        mlm_logits = model.masked_lm_head(encoded["sequence_output"])
+        head_logits = model.sentence_order_head(encoded["pooled_output"])
+        predicted = ops.cast(ops.argmax(mlm_logits, axis=-1), "int32")
+        hits = predicted == ops.cast(features["masked_lm_ids"], "int32")
+        return {
+            "mlm_correct": ops.cast(hits, "float32"),
+            "head_prediction": ops.argmax(head_logits, axis=-1),
+            "pooled": encoded["pooled_output"],
+        }
+
+    return outputs
 
 
 def collect_outputs(
@@ -76,8 +83,9 @@ def collect_outputs(
     )
     batches: dict[str, list[np.ndarray]] = {}
     seen = 0
+    output_function = _output_function(model)
     for features in dataset:
-        outputs = _outputs(model, features)
+        outputs = {name: value.numpy() for name, value in output_function(features).items()}
         outputs["labels"] = features["next_sentence_labels"].numpy().reshape(-1)
         outputs["mlm_weights"] = features["masked_lm_weights"].numpy()
         for name, value in outputs.items():
