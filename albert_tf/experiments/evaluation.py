@@ -151,3 +151,28 @@ def load_pretrainer(model: AlbertPretrainer, workdir: str) -> str:
         raise ValueError(f"{workdir}: no pretraining checkpoint to evaluate.")
     tf.train.Checkpoint(model=model).read(prefix).expect_partial()
     return prefix
+
+
+def majority_baselines(eval_patterns: dict[str, str], scale: ExperimentScale) -> dict[str, float]:
+    """Per objective, the accuracy of always answering the most frequent label on the
+    records `evaluate_model` scores: the chance level the sentence columns compare with."""
+    baselines = {}
+    for objective, pattern in eval_patterns.items():
+        dataset = pretrain_dataset(
+            pattern,
+            global_batch_size=EVAL_BATCH_SIZE,
+            max_seq_length=scale.max_seq_length,
+            max_predictions_per_seq=scale.max_predictions_per_seq,
+            is_training=False,
+        )
+        labels = []
+        for features in dataset:
+            labels.append(features["next_sentence_labels"].numpy().reshape(-1))
+            if sum(map(len, labels)) >= scale.probe_records + scale.eval_records:
+                break
+        scored = np.concatenate(labels)[
+            scale.probe_records : scale.probe_records + scale.eval_records
+        ]
+        share = float(np.mean(scored)) if len(scored) else math.nan
+        baselines[objective] = max(share, 1.0 - share)
+    return baselines

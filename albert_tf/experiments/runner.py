@@ -34,7 +34,7 @@ from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.experiments.cell import Cell
 from albert_tf.experiments.downstream import DownstreamOptions, finetune_cell
-from albert_tf.experiments.evaluation import evaluate_model, load_pretrainer
+from albert_tf.experiments.evaluation import evaluate_model, load_pretrainer, majority_baselines
 from albert_tf.experiments.layer_analysis import analyze_layers, layer_transitions_csv
 from albert_tf.experiments.learning_curves import read_scalars
 from albert_tf.experiments.parameter_counts import (
@@ -230,6 +230,15 @@ def write_outputs(
         )
     }
     atomic_write_text(paths["results.csv"], write_csv(rows))
+    if preset.trains:
+        baselines = majority_baselines(
+            {o: records_pattern(experiment_dir, o, "eval") for o in ("nsp", "sop")}, scale
+        )
+        scale_line += (
+            f" Majority-class baseline on the scored records: NSP {100 * baselines['nsp']:.1f}%,"
+            f" SOP {100 * baselines['sop']:.1f}% (a sentence column at this level learned "
+            "nothing)."
+        )
     atomic_write_text(paths["results.md"], write_markdown(preset, rows, scale_line))
     if not preset.trains:
         return [paths["results.csv"], paths["results.md"]]

@@ -46,6 +46,7 @@ def test_writes_csv_markdown_and_plots(two_cell_experiment):
     assert "| cell | objective |" in markdown
     assert "90.5" in markdown and "86.5" in markdown  # the paper's figures beside ours
     assert "downstream (dev)" in markdown
+    assert "Majority-class baseline on the scored records: NSP" in markdown
     for name in ("learning_curves", "parameters_vs_accuracy", "layer_transitions"):
         path = os.path.join(experiment_dir, f"{name}.png")
         with open(path, "rb") as handle:
