@@ -119,8 +119,9 @@ def _pretrain_config(
     )
 
 
-def _paper_columns(cell: Cell) -> dict:
-    paper = PAPER_INTRINSIC.get(cell.sentence_objective, {})
+def _paper_columns(cell: Cell, preset: Preset) -> dict:
+    # Table 5's accuracies belong to its own ablation (ALBERT-base, E = 128, all shared).
+    paper = PAPER_INTRINSIC.get(cell.sentence_objective, {}) if preset.paper_intrinsic else {}
     return {
         "paper_parameters": PAPER_PARAMETERS.get((cell.sharing, cell.paper_embedding_size), ""),
         **{f"paper_{name}": paper.get(name, "") for name in ("mlm", "nsp", "sop")},
@@ -199,7 +200,7 @@ def run_cell(
         "wall_seconds": wall_seconds,
         "resumed": resumed,
         **metrics,
-        **_paper_columns(cell),
+        **_paper_columns(cell, preset),
         "curves": read_scalars(os.path.join(workdir, "logs", "train"), CURVE_NAMES),
         "layer_transitions": layers,
     }

@@ -115,8 +115,9 @@ def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str
     return "\n".join(lines) + "\n"
 
 
-def cells_table(rows: Sequence[dict]) -> str:
-    header = (
+def cells_table(rows: Sequence[dict], paper_intrinsic: bool = True) -> str:
+    """The cells' table; `paper_intrinsic`: with the paper's Table 5 accuracies column."""
+    header = [
         "cell",
         "objective",
         "sharing",
@@ -129,36 +130,31 @@ def cells_table(rows: Sequence[dict]) -> str:
         "NSP probe",
         "SOP head",
         "SOP probe",
-        "paper MLM / NSP / SOP",
-    )
+    ]
     downstream = any(not _missing(row.get("downstream_accuracy")) for row in rows)
-    if downstream:
-        header = (*header, "downstream (dev)")
+    header += ["paper MLM / NSP / SOP"] * paper_intrinsic + ["downstream (dev)"] * downstream
     body = []
     for row in rows:
-        paper = " / ".join(_paper(row.get(f"paper_{k}")) for k in ("mlm", "nsp", "sop"))
-        body.append(
-            (
-                row["cell"],
-                row["sentence_objective"].upper()
-                if row["sentence_objective"] != "none"
-                else "MLM only",
-                row["sharing"],
-                f"{row['embedding_size']} ({row['paper_embedding_size']})",
-                f"{row['parameters']:,}",
-                f"{row['paper_shape_parameters']:,} ({_paper_millions(row)})",
-                _paper(row.get("paper_parameters")),
-                percent(row, "mlm_accuracy"),
-                percent(row, "nsp_head_accuracy"),
-                percent(row, "nsp_probe_accuracy"),
-                percent(row, "sop_head_accuracy"),
-                percent(row, "sop_probe_accuracy"),
-                paper,
-            )
-        )
+        objective = row["sentence_objective"]
+        cells = [
+            row["cell"],
+            objective.upper() if objective != "none" else "MLM only",
+            row["sharing"],
+            f"{row['embedding_size']} ({row['paper_embedding_size']})",
+            f"{row['parameters']:,}",
+            f"{row['paper_shape_parameters']:,} ({_paper_millions(row)})",
+            _paper(row.get("paper_parameters")),
+            *(percent(row, f"{name}_accuracy") for name in _ACCURACIES),
+        ]
+        if paper_intrinsic:
+            cells.append(" / ".join(_paper(row.get(f"paper_{k}")) for k in ("mlm", "nsp", "sop")))
         if downstream:
-            body[-1] = (*body[-1], percent(row, "downstream_accuracy"))
+            cells.append(percent(row, "downstream_accuracy"))
+        body.append(cells)
     return _markdown_table(header, body)
+
+
+_ACCURACIES = ("mlm", "nsp_head", "nsp_probe", "sop_head", "sop_probe")
 
 
 def model_size_table() -> str:
@@ -196,7 +192,15 @@ def write_markdown(preset: Preset, rows: Sequence[dict], scale_line: str) -> str
     """`results.md`: the preset's table with the paper's figures beside ours."""
     parts = [f"# {preset.title}\n"]
     if preset.trains:
-        parts += [f"{scale_line}\n", cells_table(rows), "", EVALUATION_NOTE, "", PARAMETER_NOTE, ""]
+        parts += [
+            f"{scale_line}\n",
+            cells_table(rows, preset.paper_intrinsic),
+            "",
+            EVALUATION_NOTE,
+            "",
+            PARAMETER_NOTE,
+            "",
+        ]
         wall = sum(row.get("wall_seconds") or 0.0 for row in rows)
         parts.append(f"Training wall time, all cells: {wall / 60:.1f} min.\n")
     else:
