@@ -9,9 +9,9 @@ import tensorflow as tf
 from albert_tf.config import AlbertConfig
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.pretrain_step import (
-    disable_optimizer_all_reduce,
     make_replica_train_step,
     make_train_function,
     metrics_from_sums,
