@@ -55,13 +55,17 @@ def pretraining_terms(features: dict[str, Any], outputs: dict[str, Any]) -> Pret
 
 
 def replica_pretraining_loss(
-    terms: PretrainingTerms, mlm_weight_total: Any, global_batch_size: Any
+    terms: PretrainingTerms,
+    mlm_weight_total: Any,
+    global_batch_size: Any,
+    sentence_order_loss_weight: float = 1.0,
 ) -> Any:
     """This replica's share of the global-batch loss; the shares sum to the loss.
 
     `mlm_weight_total` is sum(masked_lm_weights) and `global_batch_size` the
     number of examples, both over the global batch (all replicas and
     micro-batches); on one device without accumulation, this batch's.
+    `sentence_order_loss_weight` scales the SOP term (0.0: MLM only).
 
     Example:
     >>> import numpy as np
@@ -74,8 +78,8 @@ def replica_pretraining_loss(
     """
     weighted = ops.sum(terms.masked_lm_weights * terms.masked_lm_loss)
     sentence_order = ops.sum(terms.sentence_order_loss)
-    return weighted / (mlm_weight_total + MLM_WEIGHT_EPSILON) + sentence_order / ops.cast(
-        global_batch_size, sentence_order.dtype
+    return weighted / (mlm_weight_total + MLM_WEIGHT_EPSILON) + sentence_order * (
+        sentence_order_loss_weight / ops.cast(global_batch_size, sentence_order.dtype)
     )
 
 

@@ -202,6 +202,7 @@ class _Run:
             global_batch_size=config.train_batch_size,
             accumulation_steps=config.gradient_accumulation_steps,
             jit_compile=config.jit_compile,
+            sentence_order_loss_weight=config.sentence_order_loss_weight,
         )
         train_function = make_train_function(self.strategy, replica_step)
         iterator = iter(self.strategy.distribute_datasets_from_function(self._train_dataset))

@@ -84,8 +84,11 @@ def make_replica_train_step(
     global_batch_size: int,
     accumulation_steps: int,
     jit_compile: bool,
+    sentence_order_loss_weight: float = 1.0,
 ) -> Callable[[dict[str, tf.Tensor]], tf.Tensor]:
     """One optimizer update on one replica's share of the global batch.
+
+    `sentence_order_loss_weight` scales the SOP term (0.0: MLM only).
 
     Returns `step(features) -> metric sums [6]` (this replica's, before the
     update), to be called inside `strategy.run`.
@@ -97,7 +100,9 @@ def make_replica_train_step(
         with tf.GradientTape() as tape:
             outputs = model(micro, training=True)
             terms = pretraining_terms(micro, outputs)
-            loss = replica_pretraining_loss(terms, mlm_weight_total, global_batch_size)
+            loss = replica_pretraining_loss(
+                terms, mlm_weight_total, global_batch_size, sentence_order_loss_weight
+            )
             if uses_loss_scale:
                 loss = optimizer.scale_loss(loss)
         gradients = tape.gradient(loss, variables)
