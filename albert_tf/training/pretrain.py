@@ -50,7 +50,7 @@ import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.config import AlbertConfig
-from albert_tf.data.pretrain_input import check_records
+from albert_tf.data.pretrain_input import check_records, pretrain_dataset
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
@@ -68,7 +68,6 @@ from albert_tf.training.pretrain_loop import (
     log_train_window,
     progress_bar,
     steps_until_next_event,
-    train_dataset_fn,
 )
 from albert_tf.training.pretrain_step import (
     make_replica_train_step,
@@ -203,8 +202,7 @@ class _Run:
             jit_compile=config.jit_compile,
         )
         train_function = make_train_function(self.strategy, replica_step)
-        dataset_fn = train_dataset_fn(config, self.albert_config.vocab_size, self.step)
-        iterator = iter(self.strategy.distribute_datasets_from_function(dataset_fn))
+        iterator = iter(self.strategy.distribute_datasets_from_function(self._train_dataset))
         writer = self.files.summary_writer("train")
         vote = StopVote(self.strategy)
         metrics: dict[str, float] = {}
@@ -242,6 +240,25 @@ class _Run:
                     self._save(evaluate=False)
                 metrics["stopped_by_signal"] = 1.0
         return metrics
+
+    def _train_dataset(self, context: tf.distribute.InputContext) -> tf.data.Dataset:
+        """Each pipeline's training input, resuming after the steps already taken."""
+        config = self.config
+        batches_per_step = context.num_replicas_in_sync // context.num_input_pipelines
+        return pretrain_dataset(
+            config.input_file,
+            global_batch_size=config.train_batch_size,
+            max_seq_length=config.max_seq_length,
+            max_predictions_per_seq=config.max_predictions_per_seq,
+            is_training=True,
+            input_context=context,
+            seed=config.seed,
+            start_batch=self.step * batches_per_step,
+            shuffle_buffer_size=config.shuffle_buffer_size,
+            dynamic_masking=config.dynamic_masking,
+            vocab_size=self.albert_config.vocab_size,
+            masking_options=config.masking_options(),
+        )
 
     def evaluate_and_keep_best(self) -> dict[str, float]:
         return self.evaluator.evaluate_and_keep_best(self.step)

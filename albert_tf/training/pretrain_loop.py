@@ -1,4 +1,4 @@
-"""The pieces of the pretraining loop: input, step counts between events, logging, checks.
+"""The pieces of the pretraining loop: step counts between events, logging, checks.
 
 `albert_tf.training.pretrain` runs the loop: it calls the train function for the steps up to
 the next event (`steps_until_next_event`), adds the metric sums to a `TrainWindow`, logs the
@@ -10,14 +10,11 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 import keras
 import numpy as np
-import tensorflow as tf
 
-from albert_tf.data.pretrain_input import pretrain_dataset
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_step import SUM_NAMES, metrics_from_sums
 from albert_tf.training.summaries import write_scalars
@@ -44,31 +41,6 @@ class TrainWindow:
 
     def seconds(self) -> float:
         return max(time.perf_counter() - self.start, 1e-9)
-
-
-def train_dataset_fn(
-    config: PretrainConfig, vocab_size: int, start_step: int
-) -> Callable[[tf.distribute.InputContext], tf.data.Dataset]:
-    """The training input of each pipeline, resuming after `start_step` updates."""
-
-    def dataset(context: tf.distribute.InputContext) -> tf.data.Dataset:
-        batches_per_step = context.num_replicas_in_sync // context.num_input_pipelines
-        return pretrain_dataset(
-            config.input_file,
-            global_batch_size=config.train_batch_size,
-            max_seq_length=config.max_seq_length,
-            max_predictions_per_seq=config.max_predictions_per_seq,
-            is_training=True,
-            input_context=context,
-            seed=config.seed,
-            start_batch=start_step * batches_per_step,
-            shuffle_buffer_size=config.shuffle_buffer_size,
-            dynamic_masking=config.dynamic_masking,
-            vocab_size=vocab_size,
-            masking_options=config.masking_options(),
-        )
-
-    return dataset
 
 
 def is_event_step(config: PretrainConfig, step: int) -> bool:
