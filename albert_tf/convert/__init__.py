@@ -2,12 +2,11 @@
 
 from albert_tf.lazy_exports import lazy_exports
 
-# Public name -> its module, imported on first use (see albert_tf/lazy_exports.py).
-_EXPORTS = {
-    "convert_checkpoint": "albert_tf.convert.convert",
-    "load_model": "albert_tf.convert.convert",
-    "load_hf_model": "albert_tf.convert.convert",
-    "save_model": "albert_tf.convert.convert",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "convert_checkpoint",
+    "load_hf_model",
+    "load_model",
+    "save_model",
+]
+# Imported on first use (see albert_tf/lazy_exports.py).
+__getattr__, __dir__ = lazy_exports(__name__, __all__)

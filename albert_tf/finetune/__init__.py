@@ -10,12 +10,11 @@ TSV/CSV, sentence or pair, classification or regression).
 
 from albert_tf.lazy_exports import lazy_exports
 
-# Public name -> its module, imported on first use (see albert_tf/lazy_exports.py).
-_EXPORTS = {
-    "FinetuneConfig": "albert_tf.finetune.finetune_config",
-    "define_finetune_flags": "albert_tf.finetune.flags",
-    "finetune_config_values": "albert_tf.finetune.flags",
-    "load_finetuning_encoder": "albert_tf.finetune.training",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "FinetuneConfig",
+    "define_finetune_flags",
+    "finetune_config_values",
+    "load_finetuning_encoder",
+]
+# Imported on first use (see albert_tf/lazy_exports.py).
+__getattr__, __dir__ = lazy_exports(__name__, __all__)

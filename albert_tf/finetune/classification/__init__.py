@@ -7,11 +7,10 @@
 
 from albert_tf.lazy_exports import lazy_exports
 
-# Public name -> its module, imported on first use (see albert_tf/lazy_exports.py).
-_EXPORTS = {
-    "ClassificationConfig": "albert_tf.finetune.classification.classification_config",
-    "export_classifier": "albert_tf.finetune.classification.serving",
-    "run_classifier": "albert_tf.finetune.classification.run",
-}
-__all__ = sorted(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [
+    "ClassificationConfig",
+    "export_classifier",
+    "run_classifier",
+]
+# Imported on first use (see albert_tf/lazy_exports.py).
+__getattr__, __dir__ = lazy_exports(__name__, __all__)
