@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
 import os
+from typing import Any
 
 import keras
 import numpy as np
@@ -20,6 +22,7 @@ from albert_tf.training.summaries import write_scalars
 from albert_tf.training.worker_files import WorkerFiles
 
 
+@dataclasses.dataclass
 class PretrainEvaluator:
     """Evaluates `model` on `config.eval_file`; keeps the best weights by masked-LM accuracy.
 
@@ -28,19 +31,13 @@ class PretrainEvaluator:
     survives restarts.
     """
 
-    def __init__(
-        self,
-        config: PretrainConfig,
-        model: keras.Model,
-        strategy: tf.distribute.Strategy,
-        files: WorkerFiles,
-    ):
-        self.config = config
-        self.model = model
-        self.strategy = strategy
-        self.files = files
-        self._eval_function = None
-        self._eval_dataset = None
+    config: PretrainConfig
+    model: keras.Model
+    strategy: tf.distribute.Strategy
+    files: WorkerFiles
+    # Built on the first evaluation: the distributed eval step and dataset.
+    _eval_function: Any = None
+    _eval_dataset: Any = None
 
     def evaluate_and_keep_best(self, step: int) -> dict[str, float]:
         """Evaluates, logs and writes the summaries; returns `eval/<metric>` values."""
@@ -92,15 +89,9 @@ class PretrainEvaluator:
         self._eval_dataset = self.strategy.distribute_datasets_from_function(self._dataset)
 
     def _dataset(self, context: tf.distribute.InputContext) -> tf.data.Dataset:
-        config = self.config
-        return pretrain_dataset(
-            config.eval_file,
-            global_batch_size=config.eval_batch_size,
-            max_seq_length=config.max_seq_length,
-            max_predictions_per_seq=config.max_predictions_per_seq,
-            is_training=False,
-            input_context=context,
-        )
+        c = self.config  # One deterministic pass (is_training=False) per pipeline.
+        shape = (c.eval_batch_size, c.max_seq_length, c.max_predictions_per_seq)
+        return pretrain_dataset(c.eval_file, *shape, is_training=False, input_context=context)
 
     def _keep_if_best(self, metrics: dict[str, float], step: int) -> None:
         best_dir = os.path.join(self.files.workdir, "best")
