@@ -1,11 +1,12 @@
 """`run`: the one way albert_tf's entry points start, report user errors and exit.
 
 Import this module before anything that imports TensorFlow. Unless the user set
-`TF_CPP_MIN_LOG_LEVEL` (then nothing is hidden), it keeps TensorFlow's C++ log lines out of the
-output: it sets `TF_CPP_MIN_LOG_LEVEL=3`, and holds stderr in a temporary file while the script's
-imports run, because the lines TensorFlow prints while it loads (CUDA stubs, oneDNN notices)
-come before that setting is read; `run` (or interpreter exit) writes the held output back
-without TensorFlow's C++ log lines.
+`TF_CPP_MIN_LOG_LEVEL` (then nothing is hidden), it keeps TensorFlow's C++ log lines (and, in
+`run`, the INFO lines of TensorFlow's Python logger) out of the output: it sets
+`TF_CPP_MIN_LOG_LEVEL=3`, and holds stderr in a temporary file while the script's imports run,
+because the lines TensorFlow prints while it loads (CUDA stubs, oneDNN notices) come before
+that setting is read; `run` (or interpreter exit) writes the held output back without
+TensorFlow's C++ log lines.
 
 `run(main)` runs an absl `main` and turns a `UserError` (albert_tf.errors) into one line on
 stderr, `error: <what>, <where>, <what to do>`, and exit status 2; flag parsing errors are
@@ -27,6 +28,7 @@ Example (a script):
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import re
 import sys
@@ -122,4 +124,8 @@ def run(main: Callable[[list[str]], object]) -> None:
             sys.exit(USER_ERROR_EXIT_CODE)
 
     release_stderr()
+    if _held_stderr is not None:
+        # TensorFlow's Python-side INFO lines (signature renames, saver and asset notices)
+        # too, unless the user asked for TensorFlow's logs; its warnings still show.
+        logging.getLogger("tensorflow").setLevel(logging.WARNING)
     app.run(guarded_main, flags_parser=_parse_flags)

@@ -12,9 +12,20 @@ import os
 import shutil
 import time
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+
+# isort: split
+import tensorflow as tf
+import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
 from absl import flags, logging
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf.config import AlbertConfig
+from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+from albert_tf.export.fill_mask_words import whole_word_candidates
+from albert_tf.export.saved_model import export_saved_model
+from albert_tf.tokenization.train import train_sentencepiece
+from albert_tf.training.pretrain import train_and_evaluate
+from albert_tf.training.pretrain_config import PretrainConfig
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -67,8 +78,6 @@ def split_corpus(input_file: str, eval_documents: int, workdir: str) -> tuple[st
 
 def mean_pooled(sequence_output, input_mask):
     """Unit-length mean of the token vectors of each row (padding excluded)."""
-    import tensorflow as tf
-
     mask = tf.cast(input_mask, sequence_output.dtype)[:, :, None]
     mean = tf.reduce_sum(sequence_output * mask, axis=1) / tf.reduce_sum(mask, axis=1)
     return tf.math.l2_normalize(mean, axis=-1)
@@ -76,18 +85,6 @@ def mean_pooled(sequence_output, input_mask):
 
 def main(argv: list[str]) -> None:
     del argv
-    # Imported here so that --help answers without loading TensorFlow.
-    import tensorflow as tf
-    import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
-
-    from albert_tf.config import AlbertConfig
-    from albert_tf.data.builder import BuilderOptions, build_pretraining_data
-    from albert_tf.export.fill_mask_words import whole_word_candidates
-    from albert_tf.export.saved_model import export_saved_model
-    from albert_tf.tokenization.train import train_sentencepiece
-    from albert_tf.training.pretrain import train_and_evaluate
-    from albert_tf.training.pretrain_config import PretrainConfig
-
     total = time.perf_counter()
     workdir = os.path.abspath(FLAGS.workdir)
     if os.path.exists(workdir):

@@ -138,6 +138,8 @@ def load_hf_model(
     path: str, config: AlbertConfig | str | None = None, heads: bool | None = None
 ) -> keras.Model:
     """A model holding the Hugging Face ALBERT weights of directory `path`."""
+    if isinstance(config, str) and not os.path.isfile(config):
+        config = AlbertConfig.from_file_or_preset(config)  # a preset name (or an error)
     if not isinstance(config, AlbertConfig):
         config_path = config or os.path.join(path, CONFIG_NAME)
         if not os.path.isfile(config_path):

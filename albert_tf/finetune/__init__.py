@@ -7,3 +7,14 @@ starts from: bundles, `.keras` files, pretraining checkpoints, converted HF / TF
 the `output_dir` layout) and `scalar_logger`. Task families: `classification` (GLUE and any
 TSV/CSV, sentence or pair, classification or regression).
 """
+
+from albert_tf.lazy_exports import lazy_exports
+
+__all__ = [
+    "FinetuneConfig",
+    "define_finetune_flags",
+    "finetune_config_values",
+    "load_finetuning_encoder",
+]
+# Imported on first use (see albert_tf/lazy_exports.py).
+__getattr__, __dir__ = lazy_exports(__name__, __all__)

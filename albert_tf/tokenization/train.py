@@ -7,10 +7,11 @@ The original recipe (ALBERT README) was:
       --user_defined_symbols="(,),\\",-,.,–,£,€" --shuffle_input_sentence=true
       --input_sentence_size=10000000 --character_coverage=0.99995 --model_type=unigram
 
-We follow it, with two differences: the trainer sees the text after `normalize_text` (the
+We follow it, with one difference: the trainer sees the text after `normalize_text` (the
 same normalization the tokenizer applies before encoding, so the vocabulary matches what it
-will be asked to encode), and the sentence sample is drawn by us, reproducibly from `seed`
-(reservoir sampling, memory bounded by `sample_size`).
+will be asked to encode). The lines stream into the trainer, which samples them itself as in
+the recipe (`input_sentence_size` + `shuffle_input_sentence`: reservoir sampling, memory
+bounded by the sample, reproducible from `seed` through SentencePiece's random generator).
 
 `[CLS]`, `[SEP]`, `[MASK]` are written as control symbols, exactly like the released models;
 `AlbertTokenizer` turns them into user-defined symbols when it loads a model, so a literal
@@ -19,11 +20,11 @@ will be asked to encode), and the sentence sample is drawn by us, reproducibly f
 
 from __future__ import annotations
 
+import itertools
 import os
-import random
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 import sentencepiece as spm
 
@@ -50,27 +51,6 @@ def _normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
                     yield normalized
 
 
-def sample_lines(lines: Iterable[str], sample_size: int | None, seed: int) -> list[str]:
-    """Uniform sample of `sample_size` lines (all lines when None), reproducible from `seed`.
-
-    Reservoir sampling keeps memory bounded by `sample_size` whatever the corpus size.
-    """
-    if sample_size is None:
-        return list(lines)
-    if sample_size <= 0:
-        raise ValueError(f"sample_size must be positive or None, got {sample_size}.")
-    rng = random.Random(seed)
-    reservoir: list[str] = []
-    for index, line in enumerate(lines):
-        if index < sample_size:
-            reservoir.append(line)
-        else:
-            slot = rng.randint(0, index)
-            if slot < sample_size:
-                reservoir[slot] = line
-    return reservoir
-
-
 def train_sentencepiece(
     input_files: list[str],
     model_prefix: str,
@@ -95,9 +75,9 @@ def train_sentencepiece(
         model_prefix: output path without extension.
         vocab_size: number of pieces, including the 5 reserved ids and the user symbols.
         do_lower_case: lowercase while normalizing (must match the tokenizer's setting).
-        sample_size: train on at most this many lines, sampled uniformly with `seed`
-            (None: all lines).
-        seed: seed of the line sample and of SentencePiece's own randomness.
+        sample_size: train on at most this many lines, which SentencePiece samples
+            uniformly (`input_sentence_size`, `shuffle_input_sentence`; None: all lines).
+        seed: seed of SentencePiece's randomness, the line sample included.
         character_coverage: share of characters covered by the vocabulary (original: 0.99995).
         user_defined_symbols: pieces always split off (original: `( ) " - . – £ €`).
         control_symbols: ids 2.. after `<pad>`, `<unk>`; keep the default for ALBERT. Passing
@@ -113,8 +93,11 @@ def train_sentencepiece(
         '/tmp/spm.model'
     """
     files = expand_file_patterns(input_files)
-    sentences = sample_lines(_normalized_lines(files, do_lower_case), sample_size, seed)
-    if not sentences:
+    if sample_size is not None and sample_size <= 0:
+        raise ValueError(f"sample_size must be positive or None, got {sample_size}.")
+    lines = _normalized_lines(files, do_lower_case)
+    first = next(lines, None)
+    if first is None:
         raise ValueError(f"Input files {files} contain no text.")
 
     output_dir = os.path.dirname(os.path.abspath(model_prefix))
@@ -124,7 +107,7 @@ def train_sentencepiece(
     try:
         spm.set_random_generator_seed(seed)
         spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sentences),
+            sentence_iterator=itertools.chain([first], lines),
             model_prefix=temp_prefix,
             model_type="unigram",
             vocab_size=vocab_size,
@@ -136,6 +119,9 @@ def train_sentencepiece(
             user_defined_symbols=list(user_defined_symbols),
             character_coverage=character_coverage,
             num_threads=num_threads,
+            # The original recipe's sampling (0: all lines).
+            input_sentence_size=sample_size or 0,
+            shuffle_input_sentence=True,
             minloglevel=2,
             **trainer_options,
         )

@@ -10,7 +10,7 @@ from albert_tf.data.records import (
     pretraining_feature_spec,
     serialize_examples,
 )
-from albert_tf.data.tfrecord_framing import crc32c_ragged, frame_records
+from albert_tf.data.tfrecord_framing import crc32c_ragged, crc32c_ragged_numpy, frame_records
 
 SEQ, PRED = 24, 5
 
@@ -72,3 +72,10 @@ def test_framing_is_byte_identical_to_tfrecord_writer(tmp_path):
 def test_crc32c_known_value():
     data = np.frombuffer(b"123456789", np.uint8)
     assert int(crc32c_ragged(data, np.array([9]))[0]) == 0xE3069283
+
+
+def test_the_numpy_reference_crc_equals_google_crc32c():
+    rng = np.random.default_rng(1)
+    lengths = np.array([0, 1, 7, 8, 9, 300, 1025], np.int64)
+    flat = rng.integers(0, 256, int(lengths.sum()), dtype=np.uint8)
+    np.testing.assert_array_equal(crc32c_ragged(flat, lengths), crc32c_ragged_numpy(flat, lengths))

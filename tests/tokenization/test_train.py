@@ -5,11 +5,7 @@ import os
 import pytest
 
 from albert_tf.tokenization.model_proto import read_model_proto
-from albert_tf.tokenization.train import (
-    ORIGINAL_USER_SYMBOLS,
-    sample_lines,
-    train_sentencepiece,
-)
+from albert_tf.tokenization.train import ORIGINAL_USER_SYMBOLS, train_sentencepiece
 
 
 def test_writes_model_and_vocab_and_no_temp_files(small_model_file):
@@ -29,24 +25,27 @@ def test_vocabulary_is_built_from_normalized_text(small_model_file, cased_model_
     assert any(ch.isupper() for piece in cased for ch in piece)
 
 
-def test_sample_lines_is_reproducible_and_bounded():
-    lines = [f"line {i}" for i in range(1000)]
-    first = sample_lines(iter(lines), 50, seed=1)
-    assert len(first) == 50 and len(set(first)) == 50
-    assert first == sample_lines(iter(lines), 50, seed=1)
-    assert first != sample_lines(iter(lines), 50, seed=2)
-    assert sample_lines(iter(lines), None, seed=1) == lines
-    with pytest.raises(ValueError, match="sample_size"):
-        sample_lines(iter(lines), 0, seed=1)
-
-
 def test_sampled_training_uses_the_sample(tmp_path, sample_lines):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(sample_lines), encoding="utf-8")
-    model_file = train_sentencepiece(
-        [str(tmp_path / "*.txt")], str(tmp_path / "out" / "m"), vocab_size=300, sample_size=200
-    )
-    assert read_model_proto(model_file).trainer_spec.vocab_size == 300
+
+    def train(name, seed):
+        return train_sentencepiece(
+            [str(tmp_path / "*.txt")], str(tmp_path / name / "m"), 300, sample_size=200, seed=seed
+        )
+
+    model_file = train("out", seed=1)
+    spec = read_model_proto(model_file).trainer_spec
+    assert spec.vocab_size == 300
+    # SentencePiece samples the lines itself, as in the original recipe.
+    assert spec.input_sentence_size == 200 and spec.shuffle_input_sentence
+
+    def pieces(path):
+        return [(piece.piece, piece.score) for piece in read_model_proto(path).pieces]
+
+    assert pieces(train("again", seed=1)) == pieces(model_file)  # reproducible from the seed
+    with pytest.raises(ValueError, match="sample_size"):
+        train_sentencepiece([str(corpus)], str(tmp_path / "m"), 300, sample_size=0)
 
 
 def test_bad_inputs_name_the_problem(tmp_path):

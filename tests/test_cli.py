@@ -1,0 +1,44 @@
+"""cli: entry points keep TensorFlow's log lines out of the output unless asked for them."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from tests.conftest import REPO_ROOT
+
+# A script that starts through cli.run and makes TensorFlow log (C++ at start-up, Python INFO).
+_SCRIPT = textwrap.dedent(
+    """
+    import logging
+    from albert_tf import cli
+    import tensorflow as tf
+
+    def main(argv):
+        logging.getLogger("tensorflow").info("a TensorFlow Python INFO line")
+        logging.getLogger("tensorflow").warning("a TensorFlow Python warning")
+        print("albert_tf output", float(tf.constant(1.0)))
+
+    cli.run(main)
+    """
+)
+
+
+def _run(env_changes: dict) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    env.update(env_changes, PYTHONPATH=str(REPO_ROOT))
+    result = subprocess.run(
+        [sys.executable, "-c", _SCRIPT], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout + result.stderr
+
+
+def test_tensorflow_logs_are_quiet_by_default_and_shown_when_asked():
+    quiet = _run({})
+    assert "albert_tf output 1.0" in quiet and "a TensorFlow Python warning" in quiet
+    assert "INFO line" not in quiet and "I0000" not in quiet
+    loud = _run({"TF_CPP_MIN_LOG_LEVEL": "0"})
+    assert "INFO line" in loud

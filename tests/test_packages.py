@@ -1,0 +1,51 @@
+"""The `__init__.py` policy: every stage package exports a curated `__all__`."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+STAGES = (
+    "albert_tf.tokenization",
+    "albert_tf.data",
+    "albert_tf.models",
+    "albert_tf.training",
+    "albert_tf.export",
+    "albert_tf.convert",
+    "albert_tf.finetune",
+    "albert_tf.finetune.classification",
+)
+
+
+def test_every_stage_package_is_listed():
+    folders = {p.parent for p in (REPO_ROOT / "albert_tf").rglob("__init__.py")}
+    names = {".".join(f.relative_to(REPO_ROOT).parts) for f in folders} - {"albert_tf"}
+    assert names == set(STAGES)
+
+
+@pytest.mark.parametrize("package", STAGES)
+def test_all_names_exist_and_resolve(package):
+    module = importlib.import_module(package)
+    assert module.__all__ and list(module.__all__) == sorted(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, f"{package}.{name}"
+    with pytest.raises(AttributeError):
+        module.not_a_public_name  # noqa: B018
+
+
+def test_the_data_package_stays_free_of_tensorflow():
+    # The builder's spawned workers import albert_tf.data; its exports must not pull in TF.
+    code = (
+        "import sys, albert_tf.data, albert_tf.data.builder; "
+        "assert 'tensorflow' not in sys.modules, 'tensorflow imported'; "
+        "print(len(albert_tf.data.__all__))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
