@@ -74,9 +74,10 @@ def normalize_with_offsets(text: str, do_lower_case: bool = True) -> tuple[str, 
     """
     parts: list[str] = []
     owners: list[np.ndarray] = []
+    previous_end = -1
     for match in _WORDS.finditer(text):
         start = match.start()
-        if parts:  # One " " between words, owned by the first whitespace character.
+        if previous_end >= 0:  # One " " between words, owned by the first whitespace character.
             parts.append(" ")
             owners.append(np.array([previous_end], np.int32))
         word = match.group()

@@ -121,7 +121,7 @@ class SquadFeaturizer:
         for first in range(0, len(examples), batch_size):
             chunk = examples[first : first + batch_size]
             questions = self.tokenizer.encode_batch([example.question for example in chunk])
-            for offset, (example, question) in enumerate(zip(chunk, questions)):
+            for offset, (example, question) in enumerate(zip(chunk, questions, strict=True)):
                 yield from self._example_windows(first + offset, example, question)
 
     def featurize(self, examples: Sequence[SquadExample]) -> SquadWindows:
@@ -129,7 +129,9 @@ class SquadFeaturizer:
         rows = list(self.iter_windows(examples))
         if not rows:
             raise UserError("no examples to featurize")
-        index, ids, type_ids, labels, starts, ends = (np.stack(column) for column in zip(*rows))
+        index, ids, type_ids, labels, starts, ends = (
+            np.stack(column) for column in zip(*rows, strict=True)
+        )
         return SquadWindows(
             input_word_ids=ids,
             input_type_ids=type_ids,
