@@ -62,6 +62,7 @@ def run_squad(config: SquadConfig, output_dir: str) -> dict[str, Any]:
         A flat dict: `train_*` (when training), `<file stem>/<figure>` per predicted file with
         gold answers, `null_score_diff_threshold`, `saved_model` (export path).
     """
+    config.check_files()
     strategy, precision = start(config)
     if config.do_train:
         run = _Run.for_training(config, output_dir, strategy, precision)

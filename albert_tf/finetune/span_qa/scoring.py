@@ -123,7 +123,9 @@ def best_threshold(
 ) -> tuple[float, float]:
     """(best score %, threshold): answer "" when `null_odds > threshold` (evaluate-v2.0.py)."""
     current = best = sum(1 for value in has_answer.values() if not value)
-    threshold = 0.0
+    # All questions unanswered: the official script says 0.0 (its null "probabilities" are
+    # >= 0); null odds may be negative, so we return a threshold below every one of them.
+    threshold = min(null_odds.values(), default=0.0) - 1.0
     for qas_id in sorted(null_odds, key=lambda key: null_odds[key]):
         if qas_id not in scores:
             continue

@@ -51,9 +51,12 @@ class SquadConfig(FinetuneConfig):
                 where="--max_query_length",
                 fix=f"use at most {self.max_seq_length - 4}, or a longer --max_seq_length",
             )
+
+    def check_files(self) -> None:
+        """The files the asked steps need are named (checked when a run starts)."""
         if self.do_train and not self.train_file:
             raise UserError("--do_train needs a training file", where="--train_file")
-        if (self.do_eval or self.do_predict) and not self.predict_file:
+        if (self.do_eval or self.do_predict) and not self.predict_files:
             raise UserError("--do_predict needs a file to predict", where="--predict_file")
 
     @property
