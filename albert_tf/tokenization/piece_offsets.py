@@ -112,7 +112,11 @@ def spans_from_normalized(
     # Skip the " " SentencePiece attaches to a word-initial piece.
     codes = np.frombuffer(normalized.encode("utf-32-le"), np.uint32)
     codes = np.append(codes, np.uint32(0))
-    begins = begins + ((codes[begins] == ord(" ")) & (ends > begins))
+    while True:  # Usually one pass; "a ¨b" normalizes to "a  b" (two spaces).
+        space = (codes[begins] == ord(" ")) & (ends > begins)
+        if not space.any():
+            break
+        begins = begins + space
     owner_ext = np.append(owner, np.int32(text_length))
     starts = owner_ext[begins]
     nonempty = ends > begins
@@ -166,8 +170,10 @@ def encode_with_offsets_tf(texts, sentencepiece, do_lower_case: bool = True):
     begins = tf.cast(begins, tf.int32)
     ends = tf.cast(ends, tf.int32)
     row_text = tf.gather(normalized, begins.value_rowids())
-    first = tf.strings.substr(row_text, begins.flat_values, tf.ones_like(begins.flat_values))
-    skip = tf.cast((first == " ") & (ends.flat_values > begins.flat_values), tf.int32)
+    surface = tf.strings.substr(row_text, begins.flat_values, ends.flat_values - begins.flat_values)
+    skip = tf.strings.length(surface) - tf.strings.length(
+        tf.strings.regex_replace(surface, "^ +", "")
+    )
     begins = begins.with_flat_values(begins.flat_values + skip)
     # Original index of the character owning normalized byte b: count of byte_ends <= b.
     dense_ends = byte_ends.to_tensor(default_value=tf.int32.max)
