@@ -26,7 +26,6 @@ import statistics
 import tempfile
 import time
 
-
 from absl import app, flags
 
 from albert_tf.config import AlbertConfig
