@@ -119,12 +119,21 @@ def _resolve_aliases(state: dict[str, np.ndarray], weights, source: str) -> dict
     return state
 
 
+def hf_named_weights(model: keras.Model):
+    """`named_weights` as the Hugging Face model has them (no pooler for some task heads)."""
+    weights = named_weights(model)
+    task_head = task_head_for_model(model)
+    if task_head is None or task_head.hf_pooler:
+        return weights
+    return [w for w in weights if not w.hf_name.startswith(f"{HF_BASE_PREFIX}pooler.")]
+
+
 def load_hf_weights(
     model: keras.Model, state: dict[str, np.ndarray], source: str = "state dict"
 ) -> None:
     """Assigns a Hugging Face state dict to an encoder or pretrainer; all-or-nothing."""
     _, pretrainer = split_model(model)
-    weights = named_weights(model)
+    weights = hf_named_weights(model)
     has_head = pretrainer is not None or task_head_for_model(model) is not None
     state = _canonical_keys(state, has_head=has_head)
     if pretrainer is not None:
@@ -159,7 +168,7 @@ def load_hf_weights(
 def hf_state_dict(model: keras.Model) -> dict[str, np.ndarray]:
     """The model's weights under Hugging Face names, float32 ([out, in] Linear weights)."""
     state = {}
-    for weight in named_weights(model):
+    for weight in hf_named_weights(model):
         if weight.variable is None:
             value = weight.hf_constant
         else:

@@ -10,6 +10,7 @@ from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.models.pretraining_loss import pretraining_loss_and_metrics, pretraining_terms
 from albert_tf.models.sentence_order_head import AlbertSentenceOrderHead
+from albert_tf.models.span_qa import AlbertSpanQA, span_loss
 from albert_tf.models.transformer_block import AlbertTransformerBlock
 
 __all__ = [
@@ -22,7 +23,9 @@ __all__ = [
     "AlbertPretrainer",
     "AlbertSentenceOrderHead",
     "AlbertTransformerBlock",
+    "AlbertSpanQA",
     "get_activation",
     "pretraining_loss_and_metrics",
     "pretraining_terms",
+    "span_loss",
 ]

@@ -40,11 +40,14 @@ def random_hf_model(hf_class, seed: int, **config_kwargs):
 
 def torch_logits(model, batch) -> np.ndarray:
     with torch.no_grad():
-        return model(
+        outputs = model(
             input_ids=torch.tensor(batch["input_ids"]),
             attention_mask=torch.tensor(batch["input_mask"]),
             token_type_ids=torch.tensor(batch["segment_ids"]),
-        ).logits.numpy()
+        )
+    if getattr(outputs, "start_logits", None) is not None:  # QA: [B, S, 2] like AlbertSpanQA.
+        return torch.stack([outputs.start_logits, outputs.end_logits], dim=-1).numpy()
+    return outputs.logits.numpy()
 
 
 def albert_tf_logits(model, batch) -> np.ndarray:
@@ -69,6 +72,12 @@ CASES = {
         dict(num_labels=1, problem_type="regression"),
         "AlbertClassifier",
         {"output_weights": (1, 32), "output_bias": (1,)},
+    ),
+    "span_qa": (
+        transformers.AlbertForQuestionAnswering,
+        {},
+        "AlbertSpanQA",
+        {"cls/squad/output_weights": (2, 32), "cls/squad/output_bias": (2,)},
     ),
 }
 
