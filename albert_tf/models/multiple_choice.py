@@ -110,8 +110,7 @@ class AlbertMultipleChoice(keras.Model):
 
         # === Functional graph ===
         inputs = {
-            name: keras.Input(shape=(None, None), dtype="int32", name=name)
-            for name in INPUT_NAMES
+            name: keras.Input(shape=(None, None), dtype="int32", name=name) for name in INPUT_NAMES
         }
         flat = _FlattenOptions(name="flatten_options")(inputs)
         pooled = encoder(flat)["pooled_output"]

@@ -110,7 +110,9 @@ class ChoiceFeatures(keras.layers.Layer):
         question = tf.reshape(question, [-1])
         shape = tf.shape(options)
         num_rows = shape[0] * shape[1]
-        qa = self.tokenizer(tf.reshape(fill_blanks(question, options, self.blank_per_underscore), [-1]))
+        qa = self.tokenizer(
+            tf.reshape(fill_blanks(question, options, self.blank_per_underscore), [-1])
+        )
         qa = tf.ragged.boolean_mask(
             qa, _positions(qa) >= tf.expand_dims(qa.row_lengths() - self.max_qa_length, 1)
         )
@@ -122,7 +124,9 @@ class ChoiceFeatures(keras.layers.Layer):
         cls, sep = _constant(CLS_ID, num_rows, 1), _constant(SEP_ID, num_rows, 1)
         word_ids = tf.concat([cls, article, sep, tf.cast(qa, tf.int32), sep], axis=1)
         first = tf.cast(article.row_lengths(), tf.int32) + 2
-        type_ids = tf.cast(_positions(word_ids) >= tf.cast(tf.expand_dims(first, 1), tf.int64), tf.int32)
+        type_ids = tf.cast(
+            _positions(word_ids) >= tf.cast(tf.expand_dims(first, 1), tf.int64), tf.int32
+        )
         is_real = tf.reshape(tf.strings.length(options) > 0, [-1, 1])
         dense_shape = tf.stack([num_rows, self.seq_length])
         features = {

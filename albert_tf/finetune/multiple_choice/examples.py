@@ -103,8 +103,7 @@ def letter_to_index(answer: Any, num_options: int, where: str) -> int:
     index = ord(answer.strip().upper()) - ord("A")
     if not 0 <= index < num_options:
         raise UserError(
-            f"answer {answer!r} is out of range: the question has {num_options} options "
-            f"(A-{last})",
+            f"answer {answer!r} is out of range: the question has {num_options} options (A-{last})",
             where=where,
         )
     return index
@@ -199,7 +198,9 @@ def read_generic(
             where=path,
             fix="use .jsonl/.json (one object per line) or .csv/.tsv",
         )
-    examples = [_generic_example(row, f"{path}:{line}", line, columns, labeled) for line, row in rows]
+    examples = [
+        _generic_example(row, f"{path}:{line}", line, columns, labeled) for line, row in rows
+    ]
     if not examples:
         raise UserError("no examples", where=path)
     return examples
@@ -213,7 +214,9 @@ def _jsonl_rows(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as error:
-                raise UserError(f"invalid JSON ({error.msg})", where=f"{path}:{line_number}") from None
+                raise UserError(
+                    f"invalid JSON ({error.msg})", where=f"{path}:{line_number}"
+                ) from None
             if not isinstance(row, dict):
                 raise UserError("a line must be a JSON object", where=f"{path}:{line_number}")
             yield line_number, row
@@ -268,7 +271,9 @@ def _generic_example(
     question = _field(row, columns.question, where)
     label = None
     if labeled:
-        label = _check_label(_label_index(_field(row, columns.label, where), options, where), options, where)
+        label = _check_label(
+            _label_index(_field(row, columns.label, where), options, where), options, where
+        )
     example_id = row.get(columns.id)
     return MultipleChoiceExample(
         id=str(example_id) if example_id not in (None, "") else str(line),

@@ -92,7 +92,11 @@ def read_data(config: MultipleChoiceConfig) -> dict[str, Examples]:
         data["train"] = train_examples
     if need_dev and "dev" not in data:
         if not config.dev_file:
-            raise UserError("nothing to evaluate", where="--dev_file", fix="pass --dev_file or --holdout_fraction")
+            raise UserError(
+                "nothing to evaluate",
+                where="--dev_file",
+                fix="pass --dev_file or --holdout_fraction",
+            )
         data["dev"] = read_examples(config, config.dev_file)
     if config.do_predict:
         if not config.test_file:
@@ -235,6 +239,10 @@ def write_predictions(
     for example, row in zip(examples, probabilities, strict=True):
         row = row[: len(example.options)]
         answer = chr(ord("A") + int(np.argmax(row)))
-        values = {"id": example.id, "answer": answer, "probabilities": [round(float(p), 6) for p in row]}
+        values = {
+            "id": example.id,
+            "answer": answer,
+            "probabilities": [round(float(p), 6) for p in row],
+        }
         lines.append(json.dumps(values))
     atomic_write_text(path, "\n".join(lines) + "\n")

@@ -77,7 +77,9 @@ def test_converted_hf_classifier_serves_raw_text(
     )
 
     texts = [TEXTS_A, TEXTS_B] if is_pair else [TEXTS_A]
-    hf_batch = hf_tokenizer(*texts, padding="max_length", max_length=SEQ_LENGTH, return_tensors="pt")
+    hf_batch = hf_tokenizer(
+        *texts, padding="max_length", max_length=SEQ_LENGTH, return_tensors="pt"
+    )
     with torch.no_grad():
         expected = torch_model(**hf_batch).logits.numpy()
     packed = features([tf.constant(column) for column in texts])

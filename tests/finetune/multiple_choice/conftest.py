@@ -81,4 +81,6 @@ def choice_run(tmp_path_factory, choice_config):
     from albert_tf.finetune.multiple_choice.run import run_multiple_choice
 
     output_dir = str(tmp_path_factory.mktemp("choice_run"))
-    return output_dir, run_multiple_choice(choice_config.replace(export_saved_model=True), output_dir)
+    return output_dir, run_multiple_choice(
+        choice_config.replace(export_saved_model=True), output_dir
+    )

@@ -68,7 +68,9 @@ def test_choice_features_equal_the_python_encoding(tiny_model_file, per_undersco
     layer = ChoiceFeatures(tiny_model_file, 24, 8, blank_per_underscore=per_underscore)
     batch = layer([tf.constant(contexts), tf.constant(QUESTIONS), tf.constant(OPTIONS)])
     assert batch["input_word_ids"].shape == (5, 4, 24)
-    for row, (context, question, options) in enumerate(zip(contexts, QUESTIONS, OPTIONS)):
+    for row, (context, question, options) in enumerate(
+        zip(contexts, QUESTIONS, OPTIONS, strict=True)
+    ):
         for column, option in enumerate(options):
             expected = encode_choice_reference(
                 tokenizer, context, question, option, 24, 8, per_underscore

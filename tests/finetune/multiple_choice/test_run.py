@@ -33,7 +33,9 @@ def test_train_eval_predict_then_reload(choice_run, choice_config, race_dirs):
     for line in lines:
         assert abs(sum(line["probabilities"]) - 1) < 1e-4
         assert line["answer"] == "ABCD"[int(np.argmax(line["probabilities"]))]
-    reloaded = run_multiple_choice(choice_config.replace(do_train=False, do_predict=False), output_dir)
+    reloaded = run_multiple_choice(
+        choice_config.replace(do_train=False, do_predict=False), output_dir
+    )
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
 
