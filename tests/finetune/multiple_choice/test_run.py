@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 import keras
 import numpy as np
@@ -114,3 +116,48 @@ def test_config_errors(choice_config):
         choice_config.replace(holdout_fraction=0.2)
     with pytest.raises(ValueError, match="task='squad' is not supported"):
         choice_config.replace(task="squad")
+
+
+_FRESH_PROCESS = """
+import json, sys
+
+
+class NoAlbertTf:  # albert_tf may be pip-installed here: make importing it fail.
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "albert_tf":
+            raise ImportError("albert_tf is blocked")
+
+
+sys.meta_path.insert(0, NoAlbertTf())
+import tensorflow as tf
+import tensorflow_text  # noqa: F401
+chooser = tf.saved_model.load(sys.argv[1])
+args = json.loads(sys.argv[2])
+out = chooser.signatures["choose"](**{k: tf.constant(v) for k, v in args.items()})
+assert not [m for m in sys.modules if m.startswith("albert_tf")]
+print("RESULT" + json.dumps(out["probabilities"].numpy().tolist()))
+"""
+
+
+def test_choose_loads_with_only_tensorflow_and_tensorflow_text(choice_run, tmp_path):
+    _, results = choice_run
+    args = {
+        "context": ["tom has a small cat .", "anna drinks hot tea ."],
+        "question": ["tom has a _ .", "what does anna drink ?"],
+        "options": [["cat", "dog", "bird"], ["tea", "milk", ""]],
+    }
+    expected = tf.saved_model.load(results["saved_model"]).signatures["choose"](
+        **{name: tf.constant(value) for name, value in args.items()}
+    )["probabilities"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", _FRESH_PROCESS, results["saved_model"], json.dumps(args)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=180,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = next(line for line in result.stdout.splitlines() if line.startswith("RESULT"))
+    np.testing.assert_allclose(json.loads(line[len("RESULT") :]), expected.numpy(), atol=1e-6)
