@@ -102,9 +102,15 @@ def read_data(config: MultipleChoiceConfig) -> dict[str, Examples]:
         if not config.test_file:
             raise UserError("nothing to predict", where="--test_file")
         data["test"] = read_examples(config, config.test_file, labeled=False)
+    sources = {"train": config.train_file, "test": config.test_file}
+    sources["dev"] = config.train_file if config.holdout_fraction else config.dev_file
     for name, examples in data.items():
         if not examples:
-            raise UserError(f"no {name} questions", where=config.train_file or config.dev_file)
+            raise UserError(
+                f"no {name} questions",
+                where=sources[name],
+                fix="check the file (or a larger --holdout_fraction)" if name == "dev" else None,
+            )
     return data
 
 
