@@ -13,24 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from albert_tf.convert.named_weight import NamedWeight
+from albert_tf.convert.classifier_head import SEQUENCE_CLASSIFICATION
 from albert_tf.convert.task_head import TaskHead
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
-
-
-def _weights(model: AlbertMultipleChoice) -> list[NamedWeight]:
-    head = model.head
-    return [
-        NamedWeight(
-            "output_weights",
-            "classifier.weight",
-            head.kernel,
-            hf_transpose=True,
-            tf1_transpose=True,
-        ),
-        NamedWeight("output_bias", "classifier.bias", head.bias),
-    ]
 
 
 def _build(encoder: AlbertEncoder, values: dict[str, Any]) -> AlbertMultipleChoice:
@@ -45,7 +31,8 @@ def _hf_config(model: AlbertMultipleChoice) -> dict[str, Any]:
 MULTIPLE_CHOICE = TaskHead(
     model_class=AlbertMultipleChoice,
     hf_architecture="AlbertForMultipleChoice",
-    weights=_weights,
+    # The same dense layer, `model.head`, under the same names as the classifier's.
+    weights=SEQUENCE_CLASSIFICATION.weights,
     build=_build,
     hf_config=_hf_config,
     from_tf1=None,
