@@ -52,7 +52,8 @@ def test_saved_model_chooses_as_keras_does(choice_run, race_dirs):
     context = tf.constant([e.context for e in examples] + ["an unseen article , with café ."])
     question = tf.constant([e.question for e in examples] + ["which _ ?"])
     options = tf.constant(padded_options(examples).tolist() + [["one", "", "three", "four"]])
-    keras_logits = model.predict(features([context, question, options]), verbose=0)
+    packed = features([context, question, options])
+    keras_logits = model.predict(packed, verbose=0)
 
     served = tf.saved_model.load(results["saved_model"])
     assert set(served.signatures) == {"choose", "serving_default"}
@@ -64,6 +65,8 @@ def test_saved_model_chooses_as_keras_does(choice_run, race_dirs):
     expected = keras_logits.argmax(axis=1)
     np.testing.assert_array_equal(outputs["answer_ids"].numpy(), expected)
     assert [a.decode() for a in outputs["answers"].numpy()] == ["ABCD"[i] for i in expected]
+    from_ids = served.signatures["serving_default"](**packed)
+    np.testing.assert_allclose(from_ids["logits"].numpy(), keras_logits, atol=1e-5)
 
 
 @pytest.mark.parametrize(
