@@ -3,7 +3,7 @@
 Formats (see albert_tf/export/convert.py for the layouts):
   tf1        original `model.ckpt-*` (prefix or directory) + albert_config.json
   hf         Hugging Face directory (config.json, model.safetensors / pytorch_model.bin)
-  albert_tf  encoder.keras / pretrainer.keras (file or directory)
+  albert_tf  encoder.keras / pretrainer.keras / a task's model.keras (file or directory)
 
 The output is a directory, written under a temporary name and renamed at the end;
 an existing output is refused without --overwrite.
@@ -14,6 +14,10 @@ Examples:
         --spm_model_file=albert_base/30k-clean.model
     python scripts/convert_checkpoint.py --from=hf --to=albert_tf \
         --input=out/albert_base_hf --output=out/albert_base_keras
+    # A fine-tuned HF AlbertForSequenceClassification / AlbertForMultipleChoice -> model.keras,
+    # e.g. to serve as a raw-text SavedModel (README: "serving Hugging Face classifiers"):
+    python scripts/convert_checkpoint.py --from=hf --to=albert_tf --input=hf_classifier \
+        --spm_model_file=hf_classifier/spiece.model --output=out/classifier
 """
 
 from __future__ import annotations

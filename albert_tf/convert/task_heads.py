@@ -15,10 +15,11 @@ from __future__ import annotations
 import keras
 
 from albert_tf.convert.classifier_head import SEQUENCE_CLASSIFICATION
+from albert_tf.convert.multiple_choice_head import MULTIPLE_CHOICE
 from albert_tf.convert.span_head import SPAN_QA
 from albert_tf.convert.task_head import TaskHead
 
-TASK_HEADS: tuple[TaskHead, ...] = (SEQUENCE_CLASSIFICATION, SPAN_QA)
+TASK_HEADS: tuple[TaskHead, ...] = (SEQUENCE_CLASSIFICATION, SPAN_QA, MULTIPLE_CHOICE)
 
 
 def task_head_for_model(model: keras.Model) -> TaskHead | None:

@@ -7,6 +7,7 @@ from albert_tf.models.embeddings import AlbertEmbeddings
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.feed_forward import AlbertFeedForward
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
+from albert_tf.models.multiple_choice import AlbertMultipleChoice
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.models.pretraining_loss import pretraining_loss_and_metrics, pretraining_terms
 from albert_tf.models.sentence_order_head import AlbertSentenceOrderHead
@@ -20,6 +21,7 @@ __all__ = [
     "AlbertEncoder",
     "AlbertFeedForward",
     "AlbertMaskedLMHead",
+    "AlbertMultipleChoice",
     "AlbertPretrainer",
     "AlbertSentenceOrderHead",
     "AlbertTransformerBlock",

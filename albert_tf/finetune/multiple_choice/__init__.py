@@ -1,0 +1,7 @@
+"""Multiple choice: RACE's layout and generic JSONL/CSV files.
+
+`run.run_multiple_choice(MultipleChoiceConfig, output_dir)` does a whole run; the pieces are
+`examples` (reading and checking files), `encoding` (the original RACE encoding in Python),
+`choice_features.ChoiceFeatures` (the same in graph, for training and serving), `datasets`,
+`metrics`, `models.multiple_choice.AlbertMultipleChoice` and `serving.export_multiple_choice`.
+"""

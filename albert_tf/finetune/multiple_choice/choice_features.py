@@ -1,0 +1,162 @@
+"""`ChoiceFeatures`: raw (context, question, options) -> `[B, N, L]` encoder inputs, in graph.
+
+The encoding of `encoding.py` (the original RACE layout) with TensorFlow ops only, so the same
+layer featurizes the training data (`tf.data`) and serves in the SavedModel (`choose`):
+
+    [CLS] context [SEP] question+option [SEP]     per option; the article truncated first
+
+Options are a `[B, N]` string tensor; an empty option is padding and packs to all zeros (the
+model gives it no probability), so questions with fewer options share a batch with others.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from albert_tf.finetune.multiple_choice.encoding import BLANK
+from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
+from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+
+
+def fill_blanks(question: tf.Tensor, options: tf.Tensor, blank_per_underscore: bool) -> tf.Tensor:
+    """`encoding.fill_blank` for strings `question` [B] and `options` [B, N] -> [B, N]."""
+    if not blank_per_underscore:
+        question = tf.strings.regex_replace(question, "_+", BLANK)
+    num_options = tf.shape(options)[1]
+    rows = tf.repeat(tf.range(tf.shape(question)[0]), num_options)
+    flat_options = tf.reshape(options, [-1])
+    parts = tf.gather(tf.strings.split(question, sep=BLANK), rows)  # [B * N, blanks + 1]
+    part_rows = parts.value_rowids()
+    is_last = tf.range(tf.size(part_rows, out_type=part_rows.dtype)) == (
+        tf.gather(parts.row_limits(), part_rows) - 1
+    )
+    # Each part but the last is followed by the option: "a _ b _" -> "a " opt " b " opt "".
+    fill = tf.where(is_last, "", tf.gather(flat_options, part_rows))
+    filled = tf.strings.reduce_join(
+        parts.with_flat_values(tf.strings.join([parts.flat_values, fill])), axis=1
+    )
+    appended = tf.strings.join([tf.gather(question, rows), flat_options], separator=" ")
+    qa = tf.where(parts.row_lengths() > 1, filled, appended)
+    return tf.reshape(qa, tf.shape(options))
+
+
+def _positions(ids: tf.RaggedTensor) -> tf.RaggedTensor:
+    return tf.ragged.range(tf.zeros_like(ids.row_lengths()), ids.row_lengths())
+
+
+def _constant(value: int, rows: tf.Tensor, length: tf.Tensor) -> tf.RaggedTensor:
+    return tf.RaggedTensor.from_row_lengths(
+        tf.fill([rows * length], tf.constant(value, tf.int32)),
+        tf.fill([rows], tf.cast(length, tf.int64)),
+    )
+
+
+@keras.saving.register_keras_serializable(package="albert_tf")
+class ChoiceFeatures(keras.layers.Layer):
+    """`(context [B], question [B], options [B, N])` strings -> int32 `[B, N, L]` features.
+
+    Args:
+        tokenizer: an `AlbertTextTokenizer`, a SentencePiece `.model` path, or its config.
+        seq_length: `max_seq_length` (L).
+        max_qa_length: pieces of question+option kept (the last ones), at most L - 3.
+        do_lower_case: used only when `tokenizer` is a path.
+        blank_per_underscore: fill the blank as the original does (once per "_").
+        **kwargs: `keras.layers.Layer` arguments.
+
+    Example:
+        >>> features = ChoiceFeatures("spm.model", seq_length=32, max_qa_length=8)  # doctest: +SKIP
+        >>> batch = features([tf.constant(["Tom has a cat."]), tf.constant(["Tom has a _."]),
+        ...                   tf.constant([["cat", "dog", ""]])])  # doctest: +SKIP
+        >>> batch["input_word_ids"].shape  # doctest: +SKIP
+        TensorShape([1, 3, 32])
+    """
+
+    def __init__(
+        self,
+        tokenizer: AlbertTextTokenizer | str | os.PathLike | dict[str, Any],
+        seq_length: int,
+        max_qa_length: int = 128,
+        do_lower_case: bool = True,
+        blank_per_underscore: bool = False,
+        **kwargs,
+    ):
+        kwargs.setdefault("dtype", "int32")
+        kwargs["trainable"] = False
+        super().__init__(**kwargs)
+        self._convert_input_args = False
+        self._allow_non_tensor_positional_args = True
+        if not 1 <= max_qa_length <= seq_length - 3:
+            raise ValueError(
+                f"max_qa_length must be in [1, seq_length - 3 = {seq_length - 3}], "
+                f"got {max_qa_length}."
+            )
+        if isinstance(tokenizer, dict):
+            tokenizer = keras.saving.deserialize_keras_object(tokenizer)
+        elif isinstance(tokenizer, (str, os.PathLike)):
+            tokenizer = AlbertTextTokenizer(proto=os.fspath(tokenizer), do_lower_case=do_lower_case)
+        self.tokenizer = tokenizer
+        self.seq_length = seq_length
+        self.max_qa_length = max_qa_length
+        self.do_lower_case = tokenizer.do_lower_case
+        self.blank_per_underscore = blank_per_underscore
+
+    def call(self, inputs):
+        context, question, options = inputs
+        context = tf.reshape(context, [-1])
+        question = tf.reshape(question, [-1])
+        shape = tf.shape(options)
+        num_rows = shape[0] * shape[1]
+        qa = self.tokenizer(
+            tf.reshape(fill_blanks(question, options, self.blank_per_underscore), [-1])
+        )
+        qa = tf.ragged.boolean_mask(
+            qa, _positions(qa) >= tf.expand_dims(qa.row_lengths() - self.max_qa_length, 1)
+        )
+        article = tf.gather(self.tokenizer(context), tf.repeat(tf.range(shape[0]), shape[1]))
+        budget = self.seq_length - 3 - tf.cast(qa.row_lengths(), tf.int32)
+        article = tf.ragged.boolean_mask(
+            article, _positions(article) < tf.cast(tf.expand_dims(budget, 1), tf.int64)
+        )
+        cls, sep = _constant(CLS_ID, num_rows, 1), _constant(SEP_ID, num_rows, 1)
+        word_ids = tf.concat([cls, article, sep, tf.cast(qa, tf.int32), sep], axis=1)
+        first = tf.cast(article.row_lengths(), tf.int32) + 2
+        type_ids = tf.cast(
+            _positions(word_ids) >= tf.cast(tf.expand_dims(first, 1), tf.int64), tf.int32
+        )
+        is_real = tf.reshape(tf.strings.length(options) > 0, [-1, 1])
+        dense_shape = tf.stack([num_rows, self.seq_length])
+        features = {
+            "input_word_ids": word_ids.to_tensor(0, shape=dense_shape),
+            "input_mask": tf.ones_like(word_ids).to_tensor(0, shape=dense_shape),
+            "input_type_ids": type_ids.to_tensor(0, shape=dense_shape),
+        }
+        out_shape = tf.stack([shape[0], shape[1], self.seq_length])
+        return {
+            name: tf.ensure_shape(
+                tf.reshape(tensor * tf.cast(is_real, tf.int32), out_shape),
+                [None, None, self.seq_length],
+            )
+            for name, tensor in features.items()
+        }
+
+    def compute_output_spec(self, inputs):
+        options = inputs[2]
+        spec = keras.KerasTensor((options.shape[0], options.shape[1], self.seq_length), "int32")
+        return {"input_word_ids": spec, "input_mask": spec, "input_type_ids": spec}
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config.update(
+            {
+                "tokenizer": keras.saving.serialize_keras_object(self.tokenizer),
+                "seq_length": self.seq_length,
+                "max_qa_length": self.max_qa_length,
+                "do_lower_case": self.do_lower_case,
+                "blank_per_underscore": self.blank_per_underscore,
+            }
+        )
+        return config

@@ -1,0 +1,79 @@
+"""`export_multiple_choice`: a fine-tuned multiple-choice model as a raw-text SavedModel.
+
+Signatures:
+
+* `choose(context, question, options)`: strings `[B]`, `[B]`, `[B, N]` -> `probabilities`
+  float32 `[B, N]`, `logits` `[B, N]`, `answer_ids` int32 `[B]` and `answers` (letters A, B, ...)
+  `[B]`. An empty option is padding: probability 0. Encoded in the graph as in training.
+* `serving_default(input_word_ids, input_mask, input_type_ids)`: packed ids `[B, N, L]`.
+
+Loading needs only `tensorflow` and `tensorflow_text` (import it first: it registers the
+SentencePiece and normalization ops):
+
+    import tensorflow as tf, tensorflow_text  # noqa: F401
+    chooser = tf.saved_model.load(export_dir)
+    chooser.signatures["choose"](context=tf.constant(["Tom has a cat."]),
+                                 question=tf.constant(["Tom has a _."]),
+                                 options=tf.constant([["cat", "dog", ""]]))["answers"]
+
+Example (illustration):
+    >>> export_multiple_choice("/tmp/race_export", model, features)  # doctest: +SKIP
+    '/tmp/race_export'
+"""
+
+from __future__ import annotations
+
+import tensorflow as tf
+
+from albert_tf.export.endpoints import export_endpoints
+from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
+from albert_tf.models.multiple_choice import AlbertMultipleChoice
+
+_LETTERS = tf.constant([chr(ord("A") + i) for i in range(26)])
+_IDS_SPEC = tf.TensorSpec([None, None, None], tf.int32)
+_TEXT_SPEC = tf.TensorSpec([None], tf.string)
+_OPTIONS_SPEC = tf.TensorSpec([None, None], tf.string)
+
+
+def multiple_choice_endpoints(model: AlbertMultipleChoice, features: ChoiceFeatures) -> dict:
+    """Signature name -> (function, input signature) of the module docstring."""
+
+    def outputs(packed: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
+        logits = tf.cast(model(packed, training=False), tf.float32)
+        answer_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
+        return {
+            "logits": logits,
+            "probabilities": tf.nn.softmax(logits, axis=-1),
+            "answer_ids": answer_ids,
+            "answers": tf.gather(_LETTERS, answer_ids),
+        }
+
+    def serve(input_word_ids, input_mask, input_type_ids):
+        return outputs(
+            {
+                "input_word_ids": input_word_ids,
+                "input_mask": input_mask,
+                "input_type_ids": input_type_ids,
+            }
+        )
+
+    def choose(context, question, options):
+        return outputs(features([context, question, options]))
+
+    return {
+        "choose": (choose, [_TEXT_SPEC, _TEXT_SPEC, _OPTIONS_SPEC]),
+        "serving_default": (serve, [_IDS_SPEC] * 3),
+    }
+
+
+def export_multiple_choice(
+    export_dir: str,
+    model: AlbertMultipleChoice,
+    features: ChoiceFeatures,
+    overwrite: bool = False,
+) -> str:
+    """Saves the SavedModel (written under a temporary name, renamed when complete)."""
+    endpoints = multiple_choice_endpoints(model, features)
+    texts = tf.constant([""])
+    features([texts, texts, tf.constant([["a"]])])  # Export needs built layers.
+    return export_endpoints(export_dir, endpoints, [model, features], overwrite)

@@ -1,0 +1,99 @@
+"""A Hugging Face ALBERT classifier, converted, serves raw text with HF's logits.
+
+A random-weight `AlbertForSequenceClassification` with its SentencePiece tokenizer (as a user
+would have it, `save_pretrained`) converts to albert_tf (`convert_checkpoint`), exports with
+the classification serving (`export_classifier`), and the SavedModel's logits on raw text
+equal PyTorch's on the ids of HF's own tokenizer (which equal the SavedModel's packing).
+"""
+
+from __future__ import annotations
+
+import os
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+import torch
+import transformers
+
+from albert_tf.convert.convert import convert_checkpoint
+from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests.conftest import TINY_VOCAB_SIZE
+
+SEQ_LENGTH = 48  # Long enough that no pair is truncated.
+TEXTS_A = ["a gorgeous , witty film", "the worst script ever", "warm and funny", "boring"]
+TEXTS_B = ["it was good .", "i did not like it at all , sadly", "yes", "the end"]
+
+
+@pytest.fixture(scope="module")
+def hf_classifier_dir(tmp_path_factory, tiny_model_file):
+    torch.manual_seed(3)
+    config = transformers.AlbertConfig(
+        vocab_size=TINY_VOCAB_SIZE,
+        embedding_size=16,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=48,
+        max_position_embeddings=64,
+        hidden_act="gelu_new",
+        num_labels=3,
+    )
+    model = transformers.AlbertForSequenceClassification(config).eval()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.1)
+    directory = tmp_path_factory.mktemp("hf_classifier")
+    model.save_pretrained(directory)
+    # The tokenizer files of an HF ALBERT: spiece.model, tokenizer.json, ... (hf_tokenizer.py).
+    for name, content in hf_tokenizer_files(tiny_model_file).items():
+        (directory / name).write_bytes(content)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(directory)
+    return model, tokenizer, str(directory)
+
+
+@pytest.fixture(scope="module")
+def converted_dir(hf_classifier_dir, tmp_path_factory) -> str:
+    """`convert_checkpoint --from=hf --to=albert_tf` with the HF directory's spiece.model."""
+    hf_dir = hf_classifier_dir[2]
+    output = str(tmp_path_factory.mktemp("converted") / "albert_tf")
+    spm_file = os.path.join(hf_dir, "spiece.model")
+    return convert_checkpoint("hf", hf_dir, "albert_tf", output, spm_model_file=spm_file)
+
+
+@pytest.mark.parametrize("is_pair", [False, True])
+def test_converted_hf_classifier_serves_raw_text(
+    hf_classifier_dir, converted_dir, tmp_path, is_pair
+):
+    torch_model, hf_tokenizer, _ = hf_classifier_dir
+    converted = converted_dir
+    model = keras.saving.load_model(os.path.join(converted, "model.keras"))
+    features = AlbertTextFeatures(os.path.join(converted, "spiece.model"), SEQ_LENGTH)
+    export_dir = export_classifier(
+        str(tmp_path / "served"), model, features, labels=("a", "b", "c"), is_pair=is_pair
+    )
+
+    texts = [TEXTS_A, TEXTS_B] if is_pair else [TEXTS_A]
+    hf_batch = hf_tokenizer(
+        *texts, padding="max_length", max_length=SEQ_LENGTH, return_tensors="pt"
+    )
+    with torch.no_grad():
+        expected = torch_model(**hf_batch).logits.numpy()
+    packed = features([tf.constant(column) for column in texts])
+    np.testing.assert_array_equal(packed["input_word_ids"].numpy(), hf_batch["input_ids"].numpy())
+    np.testing.assert_array_equal(
+        packed["input_type_ids"].numpy(), hf_batch["token_type_ids"].numpy()
+    )
+
+    served = tf.saved_model.load(export_dir)
+    if is_pair:
+        outputs = served.signatures["classify_text_pair"](
+            text_a=tf.constant(TEXTS_A), text_b=tf.constant(TEXTS_B)
+        )
+    else:
+        outputs = served.signatures["classify_text"](text_a=tf.constant(TEXTS_A))
+    assert np.abs(expected).max() > 0.1, "trivially small logits"
+    np.testing.assert_allclose(outputs["logits"].numpy(), expected, rtol=0, atol=1e-5)
