@@ -124,7 +124,7 @@ def load_hf_weights(
 ) -> None:
     """Assigns a Hugging Face state dict to an encoder or pretrainer; all-or-nothing."""
     _, pretrainer = split_model(model)
-    weights = named_weights(model)
+    weights = [w for w in named_weights(model) if w.hf_name is not None]
     has_head = pretrainer is not None or task_head_for_model(model) is not None
     state = _canonical_keys(state, has_head=has_head)
     if pretrainer is not None:
@@ -159,6 +159,8 @@ def hf_state_dict(model: keras.Model) -> dict[str, np.ndarray]:
     """The model's weights under Hugging Face names, float32 ([out, in] Linear weights)."""
     state = {}
     for weight in named_weights(model):
+        if weight.hf_name is None:
+            continue
         if weight.variable is None:
             value = weight.hf_constant
         else:

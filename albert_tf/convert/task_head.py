@@ -26,6 +26,8 @@ class TaskHead:
         hf_config: the `config.json` entries the head adds (e.g. `num_labels`, `id2label`).
         from_tf1: the albert_tf model for an encoder and an original checkpoint's tensors
             when they hold this head, else None; None when the original has no such head.
+        hf_pooler: whether the HF architecture has the pooler (`AlbertForTokenClassification`
+            is built with `add_pooling_layer=False`: there the pooler has no HF weights).
     """
 
     model_class: type[keras.Model]
@@ -34,3 +36,4 @@ class TaskHead:
     build: Callable[[AlbertEncoder, dict[str, Any]], keras.Model]
     hf_config: Callable[[keras.Model], dict[str, Any]]
     from_tf1: Callable[[AlbertEncoder, dict[str, np.ndarray]], keras.Model | None] | None = None
+    hf_pooler: bool = True

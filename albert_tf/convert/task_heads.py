@@ -16,8 +16,10 @@ import keras
 
 from albert_tf.convert.classifier_head import SEQUENCE_CLASSIFICATION
 from albert_tf.convert.task_head import TaskHead
+from albert_tf.convert.token_head import TOKEN_CLASSIFICATION
 
 TASK_HEADS: tuple[TaskHead, ...] = (SEQUENCE_CLASSIFICATION,)
+TASK_HEADS += (TOKEN_CLASSIFICATION,)
 
 
 def task_head_for_model(model: keras.Model) -> TaskHead | None:
