@@ -78,7 +78,7 @@ def predict_tag_ids(
     predictions: list[np.ndarray] = []
     for features, alignment in sentence_batches(words, batch_size=batch_size).map(featurize):
         word_logits = gather_word_logits(logits_of(features), alignment)
-        ids = tf.argmax(word_logits, axis=-1, output_type=tf.int32)
+        ids = tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
         predictions.extend(row.numpy() for row in ids)
     return predictions
 

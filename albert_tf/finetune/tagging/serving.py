@@ -51,12 +51,12 @@ def tagger_endpoints(
         features, alignment = aligner(words)
         logits = tf.cast(model(features, training=False), tf.float32)
         word_logits = gather_word_logits(logits, alignment)
-        tag_ids = tf.argmax(word_logits, axis=-1, output_type=tf.int32)
+        tag_ids = tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
         return {
             "words": words.to_tensor(""),
             "tags": tf.gather(label_names, tag_ids).to_tensor(""),
             "tag_ids": tag_ids.to_tensor(-1),
-            "probabilities": tf.nn.softmax(word_logits, axis=-1).to_tensor(0.0),
+            "probabilities": tf.ragged.map_flat_values(tf.nn.softmax, word_logits).to_tensor(0.0),
             "num_words": tf.cast(words.row_lengths(), tf.int32),
         }
 
