@@ -4,7 +4,7 @@ A chunk (entity) is a maximal run of words that conlleval's `startOfChunk`/`endO
 group together; a predicted chunk is correct when it starts and ends at the same words as a gold
 chunk and has the same type. The rules read IOB1, IOB2 and IOE/IOBES tags alike (`I-PER I-PER`
 is one chunk, `I-PER B-PER` two, `B-PER` after `O` one), so scores never depend on a scheme
-flag. Sentences are separated as blank lines separate them in conlleval's input: chunks end at
+flag; `S-` and `E-` (IOBES) follow seqeval's additions to the rules (see `end_of_chunk`). Sentences are separated as blank lines separate them in conlleval's input: chunks end at
 a sentence's end. Figures are fractions (conlleval prints percentages).
 
 Counts: `correct` chunks, gold chunks `found_gold`, predicted chunks `found_predicted`;
@@ -30,7 +30,7 @@ from albert_tf.finetune.tagging.tag_schemes import split_tag
 
 
 def end_of_chunk(previous_tag: str, tag: str, previous_type: str, entity_type: str) -> bool:
-    """conlleval.pl's `endOfChunk`: does a chunk end between the previous word and this one?"""
+    """conlleval.pl's `endOfChunk` (+ IOBES): does a chunk end before this word?"""
     pair = (previous_tag, tag)
     if pair in {("B", "B"), ("B", "O"), ("I", "B"), ("I", "O")}:
         return True
@@ -38,11 +38,16 @@ def end_of_chunk(previous_tag: str, tag: str, previous_type: str, entity_type: s
         return True
     if previous_tag not in ("O", ".") and previous_type != entity_type:
         return True
-    return previous_tag in ("]", "[")
+    if previous_tag in ("]", "["):
+        return True
+    # IOBES (seqeval's additions; conlleval.pl has no S- and would merge "E-X B-X"): E- and
+    # S- always close their chunk, B- and S- always open one. IOB1/IOB2 tags never reach here
+    # with a different answer, so they score exactly as with conlleval.pl.
+    return previous_tag in ("E", "S") or (previous_tag in ("B", "I") and tag == "S")
 
 
 def start_of_chunk(previous_tag: str, tag: str, previous_type: str, entity_type: str) -> bool:
-    """conlleval.pl's `startOfChunk`: does a chunk start at this word?"""
+    """conlleval.pl's `startOfChunk` (+ IOBES): does a chunk start at this word?"""
     pair = (previous_tag, tag)
     if pair in {("B", "B"), ("I", "B"), ("O", "B"), ("O", "I")}:
         return True
@@ -50,7 +55,9 @@ def start_of_chunk(previous_tag: str, tag: str, previous_type: str, entity_type:
         return True
     if tag not in ("O", ".") and previous_type != entity_type:
         return True
-    return tag in ("[", "]")
+    if tag in ("[", "]"):
+        return True
+    return tag in ("B", "S") or (previous_tag == "S" and tag in ("E", "I"))
 
 
 def conlleval(
