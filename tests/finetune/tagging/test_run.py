@@ -19,7 +19,8 @@ def test_run_writes_scores_predictions_and_model(tagging_run):
     }
     assert results["dev/sentences"] == len(SENTENCES) + 1
     assert results["dev/words"] == sum(len(w) for w, _ in SENTENCES) + 18
-    assert 0.0 <= results["dev/f1"] <= 1.0 and "baseline/f1" in results
+    assert results["dev/f1"] > 0.5, results  # The tiny model learns these names.
+    assert "baseline/f1" in results
     # The baseline memorizes these names: it is perfect on the short sentences.
     assert results["baseline/accuracy"] == 1.0
 
