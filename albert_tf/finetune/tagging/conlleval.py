@@ -4,8 +4,9 @@ A chunk (entity) is a maximal run of words that conlleval's `startOfChunk`/`endO
 group together; a predicted chunk is correct when it starts and ends at the same words as a gold
 chunk and has the same type. The rules read IOB1, IOB2 and IOE/IOBES tags alike (`I-PER I-PER`
 is one chunk, `I-PER B-PER` two, `B-PER` after `O` one), so scores never depend on a scheme
-flag; `S-` and `E-` (IOBES) follow seqeval's additions to the rules (see `end_of_chunk`). Sentences are separated as blank lines separate them in conlleval's input: chunks end at
-a sentence's end. Figures are fractions (conlleval prints percentages).
+flag; `S-` and `E-` (IOBES) follow seqeval's additions to the rules (see `end_of_chunk`).
+Sentences are separated as blank lines separate them in conlleval's input: chunks end at a
+sentence's end. Figures are fractions (conlleval prints percentages).
 
 Counts: `correct` chunks, gold chunks `found_gold`, predicted chunks `found_predicted`;
 precision = correct / found_predicted, recall = correct / found_gold (0 when the denominator
@@ -60,9 +61,7 @@ def start_of_chunk(previous_tag: str, tag: str, previous_type: str, entity_type:
     return tag in ("B", "S") or (previous_tag == "S" and tag in ("E", "I"))
 
 
-def conlleval(
-    gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]
-) -> dict[str, Any]:
+def conlleval(gold: Sequence[Sequence[str]], predicted: Sequence[Sequence[str]]) -> dict[str, Any]:
     """Scores `predicted` tags against `gold` (lists of sentences of tags, same shapes).
 
     Returns:
@@ -73,13 +72,15 @@ def conlleval(
     if len(gold) != len(predicted):
         raise ValueError(f"{len(gold)} gold sentences but {len(predicted)} predicted ones.")
     counts = _Counts()
-    for index, (gold_tags, predicted_tags) in enumerate(zip(gold, predicted)):
+    for index, (gold_tags, predicted_tags) in enumerate(zip(gold, predicted, strict=True)):
         if len(gold_tags) != len(predicted_tags):
             raise ValueError(
                 f"sentence {index}: {len(gold_tags)} gold tags but {len(predicted_tags)} predicted."
             )
         # conlleval reads a blank line (sentence boundary) as the tag O of no type.
-        for gold_tag, predicted_tag in zip([*gold_tags, None], [*predicted_tags, None]):
+        for gold_tag, predicted_tag in zip(
+            [*gold_tags, None], [*predicted_tags, None], strict=True
+        ):
             counts.add(gold_tag, predicted_tag)
     return counts.scores()
 
@@ -131,11 +132,18 @@ class _Counts:
         found_gold = sum(self.found_gold.values())
         found_predicted = sum(self.found_predicted.values())
         scores: dict[str, Any] = dict(
-            zip(("precision", "recall", "f1"), _prf(correct, found_gold, found_predicted))
+            zip(
+                ("precision", "recall", "f1"),
+                _prf(correct, found_gold, found_predicted),
+                strict=True,
+            )
         )
         scores["accuracy"] = self.correct_tags / self.words if self.words else 0.0
         scores.update(
-            correct=correct, found_gold=found_gold, found_predicted=found_predicted, words=self.words
+            correct=correct,
+            found_gold=found_gold,
+            found_predicted=found_predicted,
+            words=self.words,
         )
         for entity_type in sorted(set(self.found_gold) | set(self.found_predicted)):
             type_scores = _prf(
@@ -143,7 +151,7 @@ class _Counts:
                 self.found_gold[entity_type],
                 self.found_predicted[entity_type],
             )
-            for name, value in zip(("precision", "recall", "f1"), type_scores):
+            for name, value in zip(("precision", "recall", "f1"), type_scores, strict=True):
                 scores[f"{entity_type}/{name}"] = value
         return scores
 

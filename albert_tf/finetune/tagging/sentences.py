@@ -205,9 +205,13 @@ def _json_object(line: str, where: str) -> dict:
     try:
         record = json.loads(line)
     except json.JSONDecodeError as error:
-        raise UserError(f"not valid JSON ({error.msg})", where=where, fix="one object a line") from None
+        raise UserError(
+            f"not valid JSON ({error.msg})", where=where, fix="one object a line"
+        ) from None
     if not isinstance(record, dict):
-        raise UserError("not a JSON object", where=where, fix='use {"tokens": [...], "tags": [...]}')
+        raise UserError(
+            "not a JSON object", where=where, fix='use {"tokens": [...], "tags": [...]}'
+        )
     return record
 
 

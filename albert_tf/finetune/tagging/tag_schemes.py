@@ -52,5 +52,7 @@ def check_tag(tag: str, scheme: str) -> str | None:
     if not entity_type:
         return f"tag {tag!r} is neither O nor <prefix>-<type> (e.g. B-PER)"
     if prefix not in allowed:
-        return f"prefix {prefix!r} is not part of scheme {scheme} (allowed: {', '.join(allowed)}, O)"
+        return (
+            f"prefix {prefix!r} is not part of scheme {scheme} (allowed: {', '.join(allowed)}, O)"
+        )
     return None

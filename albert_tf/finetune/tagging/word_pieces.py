@@ -148,9 +148,7 @@ class WordPieceAligner:
         return window, start
 
 
-def gather_word_logits(
-    logits: tf.Tensor, alignment: dict[str, tf.Tensor]
-) -> tf.RaggedTensor:
+def gather_word_logits(logits: tf.Tensor, alignment: dict[str, tf.Tensor]) -> tf.RaggedTensor:
     """Each word's logits (at its first piece) as ragged [B, (n), C] from window logits."""
     indices = tf.stack([alignment["word_window"], alignment["word_position"]], axis=1)
     word_logits = tf.gather_nd(logits, indices)

@@ -16,7 +16,10 @@ SEQ_LENGTH = 16
 # Learnable: names are people, cities are locations.
 SENTENCES = [
     (["john", "lives", "in", "paris"], ["B-PER", "O", "O", "B-LOC"]),
-    (["mary", "smith", "went", "to", "new", "york"], ["B-PER", "I-PER", "O", "O", "B-LOC", "I-LOC"]),
+    (
+        ["mary", "smith", "went", "to", "new", "york"],
+        ["B-PER", "I-PER", "O", "O", "B-LOC", "I-LOC"],
+    ),
     (["the", "film", "was", "good"], ["O", "O", "O", "O"]),
     (["paris", "is", "big"], ["B-LOC", "O", "O"]),
 ]
@@ -25,7 +28,7 @@ SENTENCES = [
 def conll_lines(sentences, separator="\t") -> list[str]:
     lines = []
     for words, tags in sentences:
-        lines += [f"{word}{separator}{tag}" for word, tag in zip(words, tags)]
+        lines += [f"{word}{separator}{tag}" for word, tag in zip(words, tags, strict=True)]
         lines.append("")
     return lines
 

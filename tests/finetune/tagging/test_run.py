@@ -15,7 +15,11 @@ def test_run_writes_scores_predictions_and_model(tagging_run):
         assert os.path.isfile(os.path.join(output_dir, name)), name
     task = json.load(open(os.path.join(output_dir, "task.json")))
     assert task["labels"][0] == "O" and set(task["labels"]) == {
-        "O", "B-PER", "I-PER", "B-LOC", "I-LOC"
+        "O",
+        "B-PER",
+        "I-PER",
+        "B-LOC",
+        "I-LOC",
     }
     assert results["dev/sentences"] == len(SENTENCES) + 1
     assert results["dev/words"] == sum(len(w) for w, _ in SENTENCES) + 18

@@ -101,8 +101,16 @@ def test_unlabeled_conll_file_is_read_for_prediction(tmp_path):
         ("bad_tag.txt", ["EU B-ORG", "x PER", ""], r"neither O nor.*bad_tag.txt:2"),
         ("bad_prefix.txt", ["EU X-ORG", ""], r"prefix 'X'.*bad_prefix.txt:1"),
         ("empty.txt", ["", "-DOCSTART- O", ""], r"no sentences.*empty.txt"),
-        ("bad.jsonl", ['{"tokens": ["a"], "tags": ["O"]}', "{oops"], r"not valid JSON.*bad.jsonl:2"),
-        ("count.jsonl", ['{"tokens": ["a", "b"], "tags": ["O"]}'], r"2 tokens but 1 tags.*count.jsonl:1"),
+        (
+            "bad.jsonl",
+            ['{"tokens": ["a"], "tags": ["O"]}', "{oops"],
+            r"not valid JSON.*bad.jsonl:2",
+        ),
+        (
+            "count.jsonl",
+            ['{"tokens": ["a", "b"], "tags": ["O"]}'],
+            r"2 tokens but 1 tags.*count.jsonl:1",
+        ),
         ("type.jsonl", ['{"tokens": "a b", "tags": ["O"]}'], r"'tokens' is missing.*type.jsonl:1"),
         ("list.jsonl", ["[1, 2]"], r"not a JSON object.*list.jsonl:1"),
     ],

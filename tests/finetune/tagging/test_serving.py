@@ -17,7 +17,7 @@ from albert_tf.finetune.tagging.datasets import predict_tag_ids
 from albert_tf.finetune.tagging.serving import export_tagger
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
-from tests.finetune.tagging.conftest import SEQ_LENGTH, SENTENCES
+from tests.finetune.tagging.conftest import SENTENCES, SEQ_LENGTH
 
 # Short, unseen, empty, a zero-piece word and one sentence longer than a window.
 WORDS = [words for words, _ in SENTENCES] + [

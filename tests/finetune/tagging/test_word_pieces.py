@@ -27,7 +27,7 @@ def word_pieces(tokenizer, word: str) -> list[int]:
 
 
 def check_alignment(tokenizer, aligner, sentences):
-    """Each word: one (window, position), its first piece there, windows packed as [CLS] .. [SEP]."""
+    """Each word: one (window, position) holding its first piece; windows are [CLS] .. [SEP]."""
     features, alignment = aligner(tf.ragged.constant(sentences, dtype=tf.string, ragged_rank=1))
     ids = features["input_word_ids"].numpy()
     mask = features["input_mask"].numpy()
@@ -35,14 +35,18 @@ def check_alignment(tokenizer, aligner, sentences):
     positions = alignment["word_position"].numpy()
     flat_words = [word for sentence in sentences for word in sentence]
     assert len(windows) == len(positions) == len(flat_words)
-    assert len(set(zip(windows, positions))) == len(flat_words)  # No two words share one.
+    assert len(set(zip(windows, positions, strict=True))) == len(
+        flat_words
+    )  # No two words share one.
     window_sentence = alignment["window_sentence"].numpy()
     sentence_of_word = [i for i, sentence in enumerate(sentences) for _ in sentence]
-    for word, window, position, sentence in zip(flat_words, windows, positions, sentence_of_word):
+    for word, window, position, sentence in zip(
+        flat_words, windows, positions, sentence_of_word, strict=True
+    ):
         pieces = word_pieces(tokenizer, word) or [UNK_ID]
         assert ids[window, position] == pieces[0], word
         assert window_sentence[window] == sentence  # A window never mixes sentences.
-    for window_ids, window_mask in zip(ids, mask):
+    for window_ids, window_mask in zip(ids, mask, strict=True):
         length = int(window_mask.sum())
         assert window_ids[0] == CLS_ID and window_ids[length - 1] == SEP_ID
         assert (window_ids[length:] == PAD_ID).all() and (window_mask[:length] == 1).all()
@@ -63,7 +67,9 @@ def test_short_sentences_fit_one_window_each(tokenizer):
 def test_long_sentences_are_split_into_windows_at_word_boundaries(tokenizer):
     aligner = WordPieceAligner(tokenizer, seq_length=8)  # 6 pieces per window.
     long_sentence = "the quick brown fox jumps over the lazy dog and runs far away".split()
-    features, alignment = check_alignment(tokenizer, aligner, [long_sentence, ["hi"], long_sentence])
+    features, alignment = check_alignment(
+        tokenizer, aligner, [long_sentence, ["hi"], long_sentence]
+    )
     num_windows = features["input_word_ids"].shape[0]
     assert num_windows > 4
     counts = np.bincount(alignment["window_sentence"].numpy())
@@ -89,7 +95,7 @@ def test_labels_on_first_pieces_or_all_pieces(tokenizer):
     pieces = len(word_pieces(tokenizer, "@paulwalk"))
     first, _ = WordPieceAligner(tokenizer, seq_length=16)(sentences, labels)
     first_labels = first["label_ids"].numpy()
-    assert first_labels[0, :pieces + 3].tolist() == (
+    assert first_labels[0, : pieces + 3].tolist() == (
         [IGNORE_LABEL, 3] + [IGNORE_LABEL] * (pieces - 1) + [1, IGNORE_LABEL]
     )
     assert (first_labels != IGNORE_LABEL).sum() == 3
@@ -126,7 +132,5 @@ def test_random_sentences_every_word_exactly_one_position(tokenizer, seq_length)
 
     rng = random.Random(seq_length)
     vocabulary = ["a", "paris", "@paulwalk", "café", ZERO_PIECES, "", ",", "Building", "xyzzy"]
-    sentences = [
-        [rng.choice(vocabulary) for _ in range(rng.randint(0, 12))] for _ in range(10)
-    ]
+    sentences = [[rng.choice(vocabulary) for _ in range(rng.randint(0, 12))] for _ in range(10)]
     check_alignment(tokenizer, WordPieceAligner(tokenizer, seq_length), sentences)
