@@ -6,4 +6,5 @@ starts from: bundles, `.keras` files, pretraining checkpoints, converted HF / TF
 `training` (seed, strategy, precision, the optimizer recipe, `fit` with resumable callbacks,
 the `output_dir` layout) and `scalar_logger`. Task families: `classification` (GLUE and any
 TSV/CSV, sentence or pair, classification or regression).
+`tagging`: token classification (CoNLL-style / JSONL files, IOB1/IOB2/IOBES, conlleval).
 """

@@ -10,6 +10,7 @@ from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.models.pretraining_loss import pretraining_loss_and_metrics, pretraining_terms
 from albert_tf.models.sentence_order_head import AlbertSentenceOrderHead
+from albert_tf.models.token_classifier import AlbertTokenClassifier
 from albert_tf.models.transformer_block import AlbertTransformerBlock
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "AlbertMaskedLMHead",
     "AlbertPretrainer",
     "AlbertSentenceOrderHead",
+    "AlbertTokenClassifier",
     "AlbertTransformerBlock",
     "get_activation",
     "pretraining_loss_and_metrics",
