@@ -2,7 +2,8 @@
 
 Signatures:
 
-* `tag(text)`: sentences `tf.string` [B] -> split at whitespace into words, one tag per word.
+* `tag(text)`: sentences `tf.string` [B] -> split at ASCII whitespace into words (as
+  `tf.strings.split`), one tag per word.
 * `tag_words(words, num_words)`: pre-split words as a padded `tf.string` [B, N] with each
   row's word count int32 [B] (a SavedModel signature takes no ragged tensor; words past
   `num_words` are ignored, so any padding value works).
