@@ -13,7 +13,12 @@ import logging
 import os
 from typing import Any
 
+from albert_tf.errors import UserError
+
 SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
+# "auto": the original TF1 layout, an embedding projection E -> H only when E != H;
+# "always": Hugging Face's layout, `embedding_hidden_mapping_in` even when E == H.
+EMBEDDING_PROJECTIONS = ("auto", "always")
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_exact", "relu", "tanh", "linear")
 # Every LayerNorm of ALBERT (original and Hugging Face) uses this epsilon; not a config field.
 LAYER_NORM_EPSILON = 1e-12
@@ -36,6 +41,11 @@ class AlbertConfig:
     Layer `i` (0-based) of `num_hidden_layers` uses group
     `int(i / num_hidden_layers * num_hidden_groups)`, each group holds
     `inner_group_num` blocks applied in order, as in the original code.
+
+    `embedding_projection` is `"auto"` (the original layout: the embedding
+    projection E -> H exists only when E != H) or `"always"` (Hugging Face's
+    layout, which has `embedding_hidden_mapping_in` even when E == H; models
+    converted from Hugging Face with E == H use it).
 
     `sharing` selects the paper's ablations:
       * `"all_shared"` (default): blocks are shared as the groups say.
@@ -66,6 +76,7 @@ class AlbertConfig:
     type_vocab_size: int = 2
     initializer_range: float = 0.02
     sharing: str = "all_shared"
+    embedding_projection: str = "auto"
 
     def __post_init__(self) -> None:
         positive = (
@@ -103,6 +114,11 @@ class AlbertConfig:
             raise ValueError(
                 f"AlbertConfig.sharing {self.sharing!r} is unknown; use one of {SHARING_MODES}."
             )
+        if self.embedding_projection not in EMBEDDING_PROJECTIONS:
+            raise ValueError(
+                f"AlbertConfig.embedding_projection {self.embedding_projection!r} is unknown; "
+                f"use one of {EMBEDDING_PROJECTIONS}."
+            )
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
             value = getattr(self, name)
             if not 0.0 <= value < 1.0:
@@ -116,6 +132,11 @@ class AlbertConfig:
     @property
     def head_size(self) -> int:
         return self.hidden_size // self.num_attention_heads
+
+    @property
+    def has_embedding_projection(self) -> bool:
+        """Whether the embeddings are projected E -> H (see `embedding_projection`)."""
+        return self.embedding_projection == "always" or self.embedding_size != self.hidden_size
 
     def group_of_layer(self, layer_index: int) -> int:
         """The original mapping from a layer index to its group."""
@@ -159,6 +180,26 @@ class AlbertConfig:
 
     def replace(self, **changes: Any) -> AlbertConfig:
         return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_file_or_preset(cls, name_or_path: str | os.PathLike) -> AlbertConfig:
+        """An `albert_config.json` path, or a preset name (`PRESETS`): what
+        `--albert_config_file` accepts everywhere. An existing file wins over a preset.
+
+        Example:
+        >>> AlbertConfig.from_file_or_preset("albert_large").num_hidden_layers
+        24
+        """
+        path = os.fspath(name_or_path)
+        if os.path.isfile(path) or path not in PRESETS:
+            if not os.path.isfile(path):
+                raise UserError(
+                    f"no ALBERT config file {path!r} and no preset of that name",
+                    where="--albert_config_file",
+                    fix=f"pass an albert_config.json or one of {', '.join(sorted(PRESETS))}",
+                )
+            return cls.from_json_file(path)
+        return cls.preset(path)
 
     # -- presets ----------------------------------------------------------
     @classmethod

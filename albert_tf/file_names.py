@@ -19,3 +19,9 @@ FINETUNED_MODEL_FILE = "model.keras"
 TASK_FILE = "task.json"
 # Every setting of a fine-tuning run.
 FINETUNE_CONFIG_FILE = "finetune_config.json"
+# The data builder's manifest: `manifest.json` beside `part-*` shards, or `<first
+# shard>.manifest.json` beside an `--output_file`. Record readers skip both names.
+MANIFEST_FILE = "manifest.json"
+MANIFEST_SUFFIX = ".manifest.json"
+# What a LiteRT export directory holds (variants, casing, labels, ops).
+LITERT_MANIFEST_FILE = "litert.json"

@@ -12,8 +12,11 @@ Example:
 from __future__ import annotations
 
 import glob
+import logging
 import os
 from collections.abc import Callable, Iterable
+
+from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
 
 NO_MATCH_MESSAGE = "Input pattern {pattern!r} matches no file (cwd {cwd}); check the path."
 NO_PATTERN_MESSAGE = "No input file given; pass comma-separated glob patterns."
@@ -57,3 +60,25 @@ def expand_file_patterns(
     if not files:
         raise error_type(NO_PATTERN_MESSAGE)
     return files
+
+
+def is_build_manifest(path: str) -> bool:
+    """True for the data builder's own manifest files (`manifest.json`, `*.manifest.json`).
+
+    Example:
+        >>> is_build_manifest("out/x.tfrecord.manifest.json"), is_build_manifest("out/x.tfrecord")
+        (True, False)
+    """
+    name = os.path.basename(path)
+    return name == MANIFEST_FILE or name.endswith(MANIFEST_SUFFIX)
+
+
+def without_build_manifests(files: list[str]) -> list[str]:
+    """`files` less the builder's manifests, which a glob such as `dir/*` also matches.
+
+    Logs the skipped ones, so a reader of the log sees why they were left out.
+    """
+    manifests = [path for path in files if is_build_manifest(path)]
+    if manifests:
+        logging.info("Skipping the data builder's manifest files: %s", ", ".join(manifests))
+    return [path for path in files if not is_build_manifest(path)]

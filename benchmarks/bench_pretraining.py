@@ -35,6 +35,7 @@ on the machine we measured (see `MATMUL_CPU_FLAGS`).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -42,13 +43,16 @@ from collections.abc import Callable
 import keras
 import numpy as np
 import tensorflow as tf
+from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
+from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+from albert_tf.data.pretrain_input import pretrain_dataset
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.pretrain_step import (
-    disable_optimizer_all_reduce,
     make_replica_train_step,
     make_train_function,
 )
@@ -214,20 +218,42 @@ def gemm_gflops(dtype: str, jit_compile: bool, repeats: int = 30) -> float:
     return 2 * BATCH * SEQ * 768 * 3072 / best / 1e9
 
 
-def interleaved_seconds(runners: dict[str, StepRunner], warmup: int, rounds: int) -> dict:
-    """Seconds of each timed step per setting; one step of every setting per round."""
-    for name, run_one_step in runners.items():
-        start = time.perf_counter()
-        for _ in range(warmup):
-            run_one_step()
-        print(f"  warmed up {name} ({time.perf_counter() - start:.0f} s)", flush=True)
-    seconds = {name: [] for name in runners}
-    for _ in range(rounds):
-        for name, run_one_step in runners.items():
-            start = time.perf_counter()
-            run_one_step()
-            seconds[name].append(time.perf_counter() - start)
-    return seconds
+def input_pipeline_examples_per_second(dynamic_masking: bool) -> float:
+    """The pretraining input pipeline alone (records -> shuffled, parsed batches), examples/s."""
+    import tempfile
+
+    from albert_tf.tokenization import train_sentencepiece
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sample = os.path.join(root, "data", "sample.txt")
+    with tempfile.TemporaryDirectory() as workdir:
+        spm = train_sentencepiece([sample], os.path.join(workdir, "spm"), vocab_size=2000)
+        records = os.path.join(workdir, "records")
+        options = BuilderOptions(
+            input_file=sample,
+            spm_model_file=spm,
+            output_dir=records,
+            max_seq_length=SEQ,
+            max_predictions_per_seq=PREDICTIONS,
+            dupe_factor=10,
+        )
+        build_pretraining_data(options)
+        dataset = pretrain_dataset(
+            os.path.join(records, "*.tfrecord"),
+            BATCH,
+            SEQ,
+            PREDICTIONS,
+            is_training=True,
+            dynamic_masking=dynamic_masking,
+            vocab_size=2000,
+        )
+        iterator = iter(dataset)
+        next(iterator)  # Fills the shuffle buffer.
+        count, start = 0, time.perf_counter()
+        while time.perf_counter() - start < 3.0:
+            next(iterator)
+            count += BATCH
+        return count / (time.perf_counter() - start)
 
 
 def _parse_args() -> argparse.Namespace:
@@ -285,6 +311,14 @@ def main() -> None:
     median = {key: statistics.median(seconds[" ".join(key)]) for key in settings}
     _print_table(median, seconds)
     _print_roofline(median, training_flops(config), args.precisions.split(","))
+    consumed = max(BATCH / m for key, m in median.items() if key[0] == "albert_tf")
+    for dynamic in (False, True):
+        produced = input_pipeline_examples_per_second(dynamic)
+        print(
+            f"input pipeline alone ({'dynamic' if dynamic else 'static'} masking, records of "
+            f"data/sample.txt): {produced:.0f} examples/s = {produced / consumed:.0f}x the best "
+            f"albert_tf step's {consumed:.2f} sequences/s (goal 5x)"
+        )
 
 
 def _ratio(seconds: dict, key: tuple, statistic: Callable) -> str:

@@ -1,158 +1,225 @@
-"""Serving throughput: the exported SavedModel's `serving_default` next to the Keras encoder.
+"""Serving a classifier from raw text: albert_tf SavedModel vs keras-hub vs Hugging Face.
 
-Same weights, same int32 inputs `[batch, seq_length]`, three ways, in one process:
+Raw strings in, class probabilities out, ALBERT-base shapes (random weights; 2 classes), texts
+long enough to fill `--seq_length` pieces, in one process:
 
-* `saved_model`: `tf.saved_model.load(export_dir).signatures["serving_default"]`;
-* `keras_tf_function`: `tf.function(lambda inputs: encoder(inputs, training=False))`;
-* `keras_eager`: `encoder(inputs, training=False)`.
+* `albert_tf`: `tf.saved_model.load(export)` of `export_classifier`, the `classify_text`
+  signature (SentencePiece and packing inside the graph), per precision of the exported model;
+* `keras_hub`: `AlbertTextClassifier` with its `AlbertTextClassifierPreprocessor`
+  (`predict_on_batch` on strings: preprocessor + model);
+* `hf`: `transformers.pipeline("text-classification")` over `AlbertForSequenceClassification` and
+  the fast tokenizer (float32 and bf16 weights).
 
-The modes are measured in interleaved rounds (so that load from other processes hits them alike)
-and each figure is the median over rounds of sequences per second. The table shows the ratio
-SavedModel / Keras tf.function (>= 1: the SavedModel is no slower).
+Each setting reports batch-1 latency (median and p99 over `--calls` calls, the settings
+interleaved call by call) and batch-32 throughput (median of `--rounds` interleaved rounds).
 
-The encoder needs a SentencePiece model of its vocabulary size to be exported; by default one
-is trained on data/sample.txt (`--vocab_size` pieces), so the vocabulary is smaller than ALBERT's
-30k (it only changes the embedding lookup, not the Transformer's cost).
-
-Example:
-    python benchmarks/bench_serving.py --preset=albert_base --batch_sizes=1,32 --seq_length=128
+Illustration (not run; ~5 minutes on 2 CPU cores):
+    python benchmarks/bench_serving.py
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 
+import keras
 import numpy as np
-import sentencepiece as spm
 import tensorflow as tf
-from absl import app, flags
+import tensorflow_text  # noqa: F401  (registers the ops the SavedModel uses)
+from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
-from albert_tf.export.saved_model import export_saved_model
-from albert_tf.models import AlbertEncoder
+from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.models import AlbertClassifier, AlbertEncoder
 from albert_tf.tokenization import train_sentencepiece
+from albert_tf.tokenization.text_features import AlbertTextFeatures
+from albert_tf.training.precision import resolve_precision
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-flags.DEFINE_string("preset", "albert_base", "AlbertConfig preset of the encoder shape.")
-flags.DEFINE_integer("num_hidden_layers", 0, "Override the preset's layer count (0: keep).")
-flags.DEFINE_integer("vocab_size", 1000, "Pieces of the SentencePiece model trained here.")
-flags.DEFINE_string("spm_model_file", None, "Use this SentencePiece model instead (its size).")
-flags.DEFINE_list("batch_sizes", ["1", "32"], "Batch sizes to measure.")
-flags.DEFINE_integer("seq_length", 128, "Sequence length.")
-flags.DEFINE_integer("rounds", 5, "Interleaved measurement rounds.")
-flags.DEFINE_float("seconds_per_measure", 1.0, "Minimum time of one measurement.")
+Predict = Callable[[list[str]], object]
 
 
-def _sequences_per_second(function, inputs, batch_size: int, min_seconds: float) -> float:
-    calls, start = 0, time.perf_counter()
-    while True:
-        outputs = function(inputs)
-        calls += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= min_seconds:
-            break
-    # Pulling one value to host makes sure the work has finished (GPU).
-    np.asarray(outputs["pooled_output"][0, 0])
-    return calls * batch_size / (time.perf_counter() - start)
+def long_texts(count: int, words: int) -> list[str]:
+    """`count` different passages of `words` words from the sample corpus."""
+    with open(os.path.join(REPO_ROOT, "data", "sample.txt"), encoding="utf-8") as handle:
+        corpus = handle.read().split()
+    return [" ".join(corpus[i * 7 : i * 7 + words]) for i in range(count)]
 
 
-def _random_inputs(batch_size: int, seq_length: int, vocab_size: int) -> dict[str, tf.Tensor]:
-    rng = np.random.default_rng(0)
-    return {
-        "input_word_ids": tf.constant(
-            rng.integers(5, vocab_size, (batch_size, seq_length)), tf.int32
-        ),
-        "input_mask": tf.ones((batch_size, seq_length), tf.int32),
-        "input_type_ids": tf.zeros((batch_size, seq_length), tf.int32),
-    }
-
-
-def run_benchmark(
-    encoder: AlbertEncoder,
-    export_dir: str,
-    batch_sizes: list[int],
-    seq_length: int,
-    rounds: int,
-    min_seconds: float,
-) -> list[dict[str, float]]:
-    """Returns one row per batch size: sequences/s of each mode and the ratio."""
-    signature = tf.saved_model.load(export_dir).signatures["serving_default"]
-    keras_function = tf.function(lambda inputs: encoder(inputs, training=False))
-    modes = {
-        "saved_model": lambda inputs: signature(**inputs),
-        "keras_tf_function": keras_function,
-        "keras_eager": lambda inputs: encoder(inputs, training=False),
-    }
-    rows = []
-    for batch_size in batch_sizes:
-        inputs = _random_inputs(batch_size, seq_length, encoder.config.vocab_size)
-        expected = keras_function(inputs)["pooled_output"].numpy()
-        np.testing.assert_allclose(
-            signature(**inputs)["pooled_output"].numpy(), expected, atol=1e-4, rtol=0
-        )
-        for function in modes.values():  # Warm-up: tracing, allocations.
-            function(inputs)
-        measured = {name: [] for name in modes}
-        for _ in range(rounds):
-            for name, function in modes.items():
-                measured[name].append(
-                    _sequences_per_second(function, inputs, batch_size, min_seconds)
-                )
-        row = {"batch_size": batch_size, **{k: statistics.median(v) for k, v in measured.items()}}
-        row["ratio"] = row["saved_model"] / row["keras_tf_function"]
-        rows.append(row)
-    return rows
-
-
-def format_table(rows: list[dict[str, float]], seq_length: int) -> str:
-    header = (
-        f"{'batch':>5} {'seq':>4} {'SavedModel':>12} {'Keras tf.function':>18} "
-        f"{'Keras eager':>12} {'SavedModel/tf.function':>23}"
+def albert_tf_predictor(config, spm_file: str, length: int, precision: str, workdir) -> Predict:
+    keras.utils.set_random_seed(0)
+    model = AlbertClassifier(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
+    features = AlbertTextFeatures(spm_file, length)
+    export_dir = export_classifier(
+        os.path.join(workdir, f"albert_tf_{precision}"), model, features, labels=("0", "1")
     )
-    lines = [header, "-" * len(header)]
-    for row in rows:
-        lines.append(
-            f"{row['batch_size']:>5} {seq_length:>4} {row['saved_model']:>12.1f} "
-            f"{row['keras_tf_function']:>18.1f} {row['keras_eager']:>12.1f} {row['ratio']:>23.3f}"
+    classify = tf.saved_model.load(export_dir).signatures["classify_text"]
+    return lambda texts: classify(text_a=tf.constant(texts))["probabilities"].numpy()
+
+
+def keras_hub_predictor(config, spm_file: str, length: int, precision: str, workdir) -> Predict:
+    import keras_hub
+
+    keras.utils.set_random_seed(0)
+    backbone = keras_hub.models.AlbertBackbone(
+        vocabulary_size=config.vocab_size,
+        num_layers=config.num_hidden_layers,
+        num_heads=config.num_attention_heads,
+        embedding_dim=config.embedding_size,
+        hidden_dim=config.hidden_size,
+        intermediate_dim=config.intermediate_size,
+        dropout=0.0,
+        max_sequence_length=config.max_position_embeddings,
+        dtype=precision,
+    )
+    preprocessor = keras_hub.models.AlbertTextClassifierPreprocessor(
+        keras_hub.models.AlbertTokenizer(proto=spm_file), sequence_length=length
+    )
+    model = keras_hub.models.AlbertTextClassifier(
+        backbone, num_classes=2, preprocessor=preprocessor, activation="softmax", dtype=precision
+    )
+    return lambda texts: model.predict_on_batch(np.array(texts))
+
+
+def hf_predictor(config, spm_file: str, length: int, precision: str, workdir) -> Predict:
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    tokenizer_dir = os.path.join(workdir, "hf_tokenizer")
+    os.makedirs(tokenizer_dir, exist_ok=True)
+    for name, content in hf_tokenizer_files(spm_file).items():
+        with open(os.path.join(tokenizer_dir, name), "wb") as handle:
+            handle.write(content)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_dir)
+    model = transformers.AlbertForSequenceClassification(
+        transformers.AlbertConfig(
+            vocab_size=config.vocab_size,
+            embedding_size=config.embedding_size,
+            hidden_size=config.hidden_size,
+            num_hidden_layers=config.num_hidden_layers,
+            num_attention_heads=config.num_attention_heads,
+            intermediate_size=config.intermediate_size,
+            hidden_act="gelu_new",
+            max_position_embeddings=config.max_position_embeddings,
+            num_labels=2,
         )
-    return "\n".join(lines) + "\n(sequences/s, median of interleaved rounds)"
+    ).eval()
+    if precision == "mixed_bfloat16":
+        model = model.to(torch.bfloat16)
+    pipe = transformers.pipeline(
+        "text-classification", model=model, tokenizer=tokenizer, device="cpu", top_k=None
+    )
+    return lambda texts: pipe(texts, batch_size=len(texts), truncation=True, max_length=length)
 
 
-def main(argv: list[str]) -> None:
-    del argv
-    values = flags.FLAGS
-    with tempfile.TemporaryDirectory() as scratch:
-        spm_model_file = values.spm_model_file or train_sentencepiece(
+PREDICTORS = {
+    "albert_tf": albert_tf_predictor,
+    "keras_hub": keras_hub_predictor,
+    "hf": hf_predictor,
+}
+
+
+def batch1_latencies(predictors: dict[str, Predict], texts: list[str], calls: int) -> dict:
+    """Milliseconds per call at batch 1, the settings interleaved call by call."""
+    for predict in predictors.values():
+        predict(texts[:1])  # Warm-up: tracing, kernel selection, caches.
+    latencies = {name: [] for name in predictors}
+    for call in range(calls):
+        text = [texts[call % len(texts)]]
+        for name, predict in predictors.items():
+            start = time.perf_counter()
+            predict(text)
+            latencies[name].append(1000 * (time.perf_counter() - start))
+    return latencies
+
+
+def _parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="albert_base")
+    parser.add_argument("--seq_length", type=int, default=128)
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--calls", type=int, default=200, help="batch-1 calls per setting")
+    parser.add_argument("--rounds", type=int, default=5, help="batch throughput rounds")
+    parser.add_argument("--implementations", default=",".join(PREDICTORS))
+    parser.add_argument("--precisions", default="float32,mixed_bfloat16")
+    parser.add_argument("--vocab_size", type=int, default=8000, help="pieces of the spm model")
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = _parse_args()
+    import torch
+
+    torch.set_num_threads(os.cpu_count() or 1)
+    print(f"--precision=auto picks {resolve_precision('auto')} on this machine")
+    texts = long_texts(64, words=2 * args.seq_length)
+    with tempfile.TemporaryDirectory() as workdir:
+        spm_file = train_sentencepiece(
             [os.path.join(REPO_ROOT, "data", "sample.txt")],
-            os.path.join(scratch, "spm"),
-            vocab_size=values.vocab_size,
+            os.path.join(workdir, "spm"),
+            vocab_size=args.vocab_size,
         )
-        vocab_size = spm.SentencePieceProcessor(model_file=spm_model_file).get_piece_size()
-        overrides = {"vocab_size": vocab_size}
-        if values.num_hidden_layers:
-            overrides["num_hidden_layers"] = values.num_hidden_layers
-        config = AlbertConfig.preset(values.preset, **overrides)
-        encoder = AlbertEncoder(config)
-        export_dir = export_saved_model(
-            os.path.join(scratch, "export"), encoder, spm_model_file, seq_length=values.seq_length
+        config = AlbertConfig.preset(args.preset, vocab_size=args.vocab_size)
+        predictors = {}
+        for implementation in args.implementations.split(","):
+            for precision in args.precisions.split(","):
+                build = PREDICTORS[implementation]
+                predictors[f"{implementation} {precision}"] = build(
+                    config, spm_file, args.seq_length, precision, workdir
+                )
+                print(f"  built {implementation} {precision}", flush=True)
+        latencies = batch1_latencies(predictors, texts, args.calls)
+        batch = texts[: args.batch_size]
+        seconds = interleaved_seconds(
+            {name: (lambda p=predict: p(batch)) for name, predict in predictors.items()},
+            warmup=1,
+            rounds=args.rounds,
         )
-        rows = run_benchmark(
-            encoder,
-            export_dir,
-            [int(size) for size in values.batch_sizes],
-            values.seq_length,
-            values.rounds,
-            values.seconds_per_measure,
-        )
-    device = "GPU" if tf.config.list_physical_devices("GPU") else "CPU"
-    shape = f"{config.num_hidden_layers} layers, hidden {config.hidden_size}"
-    print(f"{values.preset} ({shape}) on {device}")
-    print(format_table(rows, values.seq_length))
+    _report(args, latencies, seconds)
+
+
+def _report(args, latencies: dict, seconds: dict) -> None:
+    print(
+        f"\n{args.preset}, length {args.seq_length}: batch-1 latency over {args.calls} calls, "
+        f"batch-{args.batch_size} throughput over {args.rounds} rounds"
+    )
+    print(f"{'setting':28s} {'median ms':>10s} {'p99 ms':>8s} {'seq/s @32':>10s}")
+    throughput = {}
+    for name in latencies:
+        median = statistics.median(latencies[name])
+        p99 = float(np.percentile(latencies[name], 99))
+        throughput[name] = args.batch_size / statistics.median(seconds[name])
+        print(f"{name:28s} {median:10.1f} {p99:8.1f} {throughput[name]:10.2f}")
+
+    def best(values: dict, implementation: str, key) -> tuple[float, str]:
+        pairs = [(value, name) for name, value in values.items()]
+        return key(pair for pair in pairs if pair[1].startswith(implementation))
+
+    median_latency = {name: statistics.median(values) for name, values in latencies.items()}
+    ours_latency = best(median_latency, "albert_tf", min)
+    ours_rate = best(throughput, "albert_tf", max)
+    peers = {name.split()[0] for name in latencies} - {"albert_tf"}
+    if not peers:
+        return
+    peer_latency = min(best(median_latency, peer, min) for peer in peers)
+    peer_rate = max(best(throughput, peer, max) for peer in peers)
+    print(
+        f"\nbatch-1 median latency: best albert_tf {ours_latency[0]:.1f} ms ({ours_latency[1]}) "
+        f"vs best peer {peer_latency[0]:.1f} ms ({peer_latency[1]}): "
+        f"{peer_latency[0] / ours_latency[0]:.2f}x (goal: lowest)"
+    )
+    print(
+        f"batch-{args.batch_size} throughput: best albert_tf {ours_rate[0]:.2f} seq/s "
+        f"({ours_rate[1]}) vs best peer {peer_rate[0]:.2f} ({peer_rate[1]}): "
+        f"{ours_rate[0] / peer_rate[0]:.2f}x (goal 1.2x)"
+    )
 
 
 if __name__ == "__main__":
-    app.run(main)
+    main()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from absl import app, flags
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.convert.convert import FORMATS, convert_checkpoint
 
 flags.DEFINE_enum("from", None, list(FORMATS), "Format of --input.")
@@ -27,7 +28,10 @@ flags.DEFINE_enum("to", None, list(FORMATS), "Format of --output.")
 flags.DEFINE_string("input", None, "Input checkpoint: a prefix, file or directory.")
 flags.DEFINE_string("output", None, "Output directory (must not exist unless --overwrite).")
 flags.DEFINE_string(
-    "config", None, "albert_config.json (or HF config.json); default: the one beside --input."
+    "config",
+    None,
+    "albert_config.json, a preset name (e.g. albert_base) or HF config.json; default: the "
+    "one beside --input.",
 )
 flags.DEFINE_string("spm_model_file", None, "SentencePiece model to ship with the output.")
 flags.DEFINE_enum(
@@ -60,4 +64,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

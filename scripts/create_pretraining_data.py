@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import sys
 
-from absl import app, flags, logging
+from absl import flags, logging
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.data.documents import InputError
+from albert_tf.data.parallelism import available_cores
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "Input text files: comma-separated globs.")
@@ -40,7 +42,12 @@ flags.DEFINE_bool(
 flags.DEFINE_integer("dupe_factor", 40, "Passes over the input, with different masks.")
 flags.DEFINE_integer("random_seed", 12345, "Seed of every random draw.")
 flags.DEFINE_integer("num_output_shards", 1, "Shards under --output_dir.")
-flags.DEFINE_integer("parallelism", 1, "Worker processes.")
+flags.DEFINE_integer(
+    "parallelism",
+    available_cores(),
+    "Worker processes; default: the cores this process may use. The output is the same "
+    "for every value.",
+)
 flags.DEFINE_integer(
     "shuffle_buffer_size", 10_000, "Records held for shuffling before writing (all shards)."
 )
@@ -88,4 +95,4 @@ def main(argv):
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "spm_model_file"])
     logging.set_verbosity(logging.INFO)
-    app.run(main)
+    cli.run(main)

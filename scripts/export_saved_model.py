@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import sys
 
-from absl import app, flags
+from absl import flags
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.export.saved_model import export_saved_model
 
 flags.DEFINE_string(
@@ -23,7 +24,9 @@ flags.DEFINE_string(
     "Training checkpoint (pretraining workdir or ckpt-N prefix) or a .keras encoder/pretrainer.",
 )
 flags.DEFINE_string(
-    "albert_config_file", None, "albert_config.json (required for a training checkpoint)."
+    "albert_config_file",
+    None,
+    "albert_config.json or a preset name, e.g. albert_base (required for a training checkpoint).",
 )
 flags.DEFINE_string("spm_model_file", None, "SentencePiece .model the model was trained with.")
 flags.DEFINE_string("export_dir", None, "Directory to create.")
@@ -54,4 +57,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 
-from absl import app, flags
+from absl import flags
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.data.statistics import format_statistics, pretraining_data_statistics
-from albert_tf.file_patterns import expand_file_patterns
+from albert_tf.file_patterns import expand_file_patterns, without_build_manifests
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "TFRecord files: comma-separated globs.")
@@ -27,11 +28,11 @@ def main(argv):
         import sentencepiece as spm
 
         mask_id = spm.SentencePieceProcessor(model_file=FLAGS.spm_model_file).piece_to_id("[MASK]")
-    paths = [p for p in expand_file_patterns(FLAGS.input_file) if not p.endswith(".json")]
+    paths = without_build_manifests(expand_file_patterns(FLAGS.input_file))
     stats = pretraining_data_statistics(paths, mask_id=mask_id)
     print(json.dumps(stats, indent=2, default=str) if FLAGS.json else format_statistics(stats))
 
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file"])
-    app.run(main)
+    cli.run(main)

@@ -12,7 +12,9 @@ import os
 import shutil
 import time
 
-from absl import app, flags, logging
+from absl import flags, logging
+
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -80,6 +82,7 @@ def main(argv: list[str]) -> None:
 
     from albert_tf.config import AlbertConfig
     from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+    from albert_tf.export.fill_mask_words import whole_word_candidates
     from albert_tf.export.saved_model import export_saved_model
     from albert_tf.tokenization.train import train_sentencepiece
     from albert_tf.training.pretrain import train_and_evaluate
@@ -159,6 +162,7 @@ def main(argv: list[str]) -> None:
         spm_model,
         albert_config=config_file,
         seq_length=FLAGS.max_seq_length,
+        top_k=50,  # fill_mask ranks pieces; step 5 shows the best whole words among them
     )
     _done(start, f"wrote {export_dir}")
 
@@ -180,11 +184,13 @@ def main(argv: list[str]) -> None:
         similarity = float(tf.reduce_sum(embeddings[i] * embeddings[j]))
         print(f"    cosine({sentences[i]!r}, {sentences[j]!r}) = {similarity:.3f}")
     filled = served.signatures["fill_mask"](text=tf.constant(["The game was [MASK] in Japan."]))
-    pieces = [p.decode() for p in filled["top_k_pieces"].numpy().reshape(-1)]
-    scores = filled["top_k_scores"].numpy().reshape(-1)
+    # fill_mask returns the top 50 pieces; a person wants the best whole words among them.
+    words = whole_word_candidates(
+        filled["top_k_pieces"].numpy()[0, 0], filled["top_k_scores"].numpy()[0, 0], count=5
+    )
     print(
         "    fill_mask 'The game was [MASK] in Japan.': "
-        + ", ".join(f"{p} ({s:.2f})" for p, s in zip(pieces, scores, strict=True))
+        + ", ".join(f"{word} ({score:.2f})" for word, score in words)
     )
     _done(start, "queried")
     print(f"\nDone in {time.perf_counter() - total:.0f} s. Everything is under {workdir}")
@@ -192,4 +198,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -7,4 +7,6 @@ python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,beam,litert,paper]'
 .venv/bin/ruff check albert_tf scripts tests benchmarks
+# Every docstring example runs (the others are marked "Illustration (not run)"); ~20 s.
+.venv/bin/python -m pytest -q -p no:xdist --doctest-modules albert_tf
 .venv/bin/python -m pytest -q -n 2 --durations=15 tests "$@"

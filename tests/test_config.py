@@ -104,3 +104,28 @@ def test_presets():
 def test_group_of_layer_matches_original_mapping():
     config = AlbertConfig(num_hidden_layers=12, num_hidden_groups=3)
     assert [config.group_of_layer(i) for i in range(12)] == [0] * 4 + [1] * 4 + [2] * 4
+
+
+def test_from_file_or_preset_takes_a_file_or_a_preset_name(tmp_path):
+    from albert_tf.config import PRESETS
+    from albert_tf.errors import UserError
+
+    for name in PRESETS:
+        assert AlbertConfig.from_file_or_preset(name) == AlbertConfig.preset(name)
+    path = tmp_path / "albert_config.json"
+    AlbertConfig.preset("albert_tiny", vocab_size=77).to_json_file(path)
+    assert AlbertConfig.from_file_or_preset(str(path)).vocab_size == 77
+    with pytest.raises(UserError, match="albert_bse.*albert_base"):
+        AlbertConfig.from_file_or_preset("albert_bse")
+
+
+def test_embedding_projection_auto_is_the_original_layout_always_is_hugging_faces():
+    same = dict(embedding_size=32, hidden_size=32, num_attention_heads=4)
+    assert not AlbertConfig(**same).has_embedding_projection  # original: none when E == H
+    assert AlbertConfig(**same, embedding_projection="always").has_embedding_projection
+    assert AlbertConfig(
+        embedding_size=16, hidden_size=32, num_attention_heads=4
+    ).has_embedding_projection
+    assert AlbertConfig.from_dict({**same}).embedding_projection == "auto"  # old files
+    with pytest.raises(ValueError, match="embedding_projection 'sometimes'"):
+        AlbertConfig(embedding_projection="sometimes")

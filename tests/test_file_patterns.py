@@ -44,3 +44,13 @@ def test_error_type_and_message_can_be_chosen(files):
 def test_no_pattern_at_all_is_an_error(patterns):
     with pytest.raises(FileNotFoundError, match="No input file given"):
         expand_file_patterns(patterns)
+
+
+def test_build_manifests_are_recognized_by_name():
+    from albert_tf.file_patterns import is_build_manifest, without_build_manifests
+
+    assert is_build_manifest("out/manifest.json") and is_build_manifest(
+        "o/x.tfrecord.manifest.json"
+    )
+    assert not is_build_manifest("out/part-0.tfrecord") and not is_build_manifest("my.json")
+    assert without_build_manifests(["a.tfrecord", "manifest.json"]) == ["a.tfrecord"]

@@ -10,6 +10,11 @@ Activation names differ between the three:
 
 Hugging Face's `gelu_pytorch_tanh` and `gelu_fast` are the tanh form too.
 
+Hugging Face always has `embedding_hidden_mapping_in`; the original only when
+E != H. A Hugging Face config with E == H becomes `embedding_projection="always"`
+(the weights load exactly and convert back unchanged); the original format has
+no place for that projection, so such a model does not convert to it.
+
 Two more facts are checked, not converted: albert_tf uses LayerNorm epsilon
 1e-12 (HF `layer_norm_eps` must be 1e-12), and Hugging Face maps layer i to
 group `int(i / (L / G))` where the original computes `int(i / L * G)`; the
@@ -139,9 +144,11 @@ def albert_config_from_hf_dict(values: dict[str, Any], source: str = "config.jso
     missing = [name for name in _SHARED_FIELDS if name not in values]
     if missing:
         raise ValueError(f"{source}: missing ALBERT fields {missing}.")
+    same_size = values["embedding_size"] == values["hidden_size"]
     config = AlbertConfig(
         **{name: values[name] for name in _SHARED_FIELDS},
         hidden_act=_FROM_HF_ACTIVATION[hidden_act],
+        embedding_projection="always" if same_size else "auto",
     )
     check_hf_compatible(config)
     return config
@@ -156,8 +163,15 @@ def original_config_dict(config: AlbertConfig) -> dict[str, Any]:
             f"hidden_act={config.hidden_act!r} has no original TF1 counterpart (the original "
             f"knows {sorted(set(_TO_ORIGINAL_ACTIVATION.values()))}; its 'gelu' is the tanh form)."
         )
+    if config.embedding_projection == "always" and config.embedding_size == config.hidden_size:
+        raise ValueError(
+            "embedding_projection='always' with embedding_size == hidden_size (Hugging Face's "
+            "layout) has no original TF1 counterpart: the original has no "
+            "embedding_hidden_mapping_in when E == H. Keep the model in albert_tf or Hugging "
+            "Face format."
+        )
     values = config.to_dict()
-    del values["sharing"]
+    del values["sharing"], values["embedding_projection"]
     values["hidden_act"] = _TO_ORIGINAL_ACTIVATION[config.hidden_act]
     values["down_scale_factor"] = 1  # Present in the released files, unused.
     return dict(sorted(values.items()))

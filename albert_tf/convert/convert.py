@@ -23,9 +23,9 @@ their albert_tf task model, others as `AlbertEncoder` (or ask with
 `heads=True/False`). Outputs are written under a temporary name and renamed at the
 end; an existing output is refused unless `overwrite`.
 
-Example (illustration):
->>> convert_checkpoint("tf1", "albert_base/model.ckpt-best", "hf",  # doctest: +SKIP
-...                    "/tmp/albert_base_hf", spm_model_file="albert_base/30k-clean.model")
+Illustration (not run):
+convert_checkpoint("tf1", "albert_base/model.ckpt-best", "hf",
+                   "/tmp/albert_base_hf", spm_model_file="albert_base/30k-clean.model")
 '/tmp/albert_base_hf'
 """
 
@@ -87,7 +87,9 @@ def _check_format(name: str, value: str) -> None:
 def _as_config(config: AlbertConfig | str | None, default_path: str) -> AlbertConfig:
     if isinstance(config, AlbertConfig):
         return config
-    path = config or default_path
+    if config:  # A file or a preset name.
+        return AlbertConfig.from_file_or_preset(config)
+    path = default_path
     if not os.path.isfile(path):
         raise FileNotFoundError(
             f"No ALBERT config: {path} does not exist; pass the albert_config.json (--config)."

@@ -12,10 +12,10 @@ Loading into an encoder takes the backbone of any ALBERT task model and skips
 its heads; loading into a pretrainer needs `predictions.*` and
 `sop_classifier.*`.
 
-Example:
->>> pretrainer = AlbertPretrainer(AlbertEncoder(config))  # config: see config_conversion.py
->>> load_hf_weights(pretrainer, read_hf_state_dict("hf_albert_dir"), source="hf_albert_dir")
->>> save_hf_weights(pretrainer, "/tmp/out/model.safetensors")
+Illustration (not run):
+    pretrainer = AlbertPretrainer(AlbertEncoder(config))  # config: see config_conversion.py
+    load_hf_weights(pretrainer, read_hf_state_dict("hf_albert_dir"), source="hf_albert_dir")
+    save_hf_weights(pretrainer, "/tmp/out/model.safetensors")
 """
 
 from __future__ import annotations
@@ -144,9 +144,10 @@ def load_hf_weights(
         if weight.variable is None:
             if not np.allclose(value, weight.hf_constant, rtol=0.0, atol=1e-6):
                 raise CheckpointMismatchError(
-                    f"{source}: {weight.hf_name} is not the identity, but with embedding_size == "
-                    "hidden_size albert_tf (like the original) has no embedding_hidden_mapping_in; "
-                    "this Hugging Face model cannot be represented exactly."
+                    f"{source}: {weight.hf_name} is not the identity, but this config "
+                    "(embedding_projection='auto', embedding_size == hidden_size: the original "
+                    "layout) has no embedding_hidden_mapping_in; load it with "
+                    "embedding_projection='always' (the default for a Hugging Face config.json)."
                 )
     for weight in weights:
         if weight.variable is not None:

@@ -31,10 +31,10 @@ of data/sample.txt (tested). Remaining differences, all documented and tested:
   broken differently by SentencePiece and `tokenizers` (seen with a model
   trained without user symbols, none with the default ones on sample.txt).
 
-Example:
->>> files = hf_tokenizer_files("30k-clean.model")
->>> sorted(files)
-['special_tokens_map.json', 'spiece.model', 'tokenizer.json', 'tokenizer_config.json']
+Illustration (not run):
+    files = hf_tokenizer_files("30k-clean.model")
+    sorted(files)
+    ['special_tokens_map.json', 'spiece.model', 'tokenizer.json', 'tokenizer_config.json']
 """
 
 from __future__ import annotations

@@ -12,11 +12,11 @@ the original variables (plus `global_step` when given) -- no object-graph
 suffixes as `tf.train.Checkpoint` would add -- and the original code's
 `init_checkpoint` / assignment maps find them.
 
-Example:
->>> encoder = AlbertEncoder(AlbertConfig.from_json_file("albert_base/albert_config.json"))
->>> load_tf1_checkpoint(encoder, "albert_base/model.ckpt-best")
->>> save_tf1_checkpoint(encoder, "/tmp/out/model.ckpt-0", global_step=0)
-'/tmp/out/model.ckpt-0'
+Illustration (not run):
+    encoder = AlbertEncoder(AlbertConfig.from_json_file("albert_base/albert_config.json"))
+    load_tf1_checkpoint(encoder, "albert_base/model.ckpt-best")
+    save_tf1_checkpoint(encoder, "/tmp/out/model.ckpt-0", global_step=0)
+    '/tmp/out/model.ckpt-0'
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ Layout facts the table encodes:
     are [out, in] (`hf_transpose`). The SOP `output_weights` are [2, H] in all
     three.
   * Hugging Face always has `encoder.embedding_hidden_mapping_in`; the original
-    and albert_tf have it only when E != H. With E == H it is an identity map
-    here (`hf_constant`), which is exactly "no projection".
+    and albert_tf (`embedding_projection="auto"`) have it only when E != H. With
+    E == H and no projection it is an identity map here (`hf_constant`), which is
+    exactly "no projection"; `embedding_projection="always"` keeps HF's weights.
   * Hugging Face ties `predictions.decoder.weight` to the word embeddings and
     `predictions.decoder.bias` to `predictions.bias` (`hf_aliases`): they are
     accepted when read and not written, like `save_pretrained` does.

@@ -21,11 +21,11 @@ document that need NumPy; inside tf.data they would run as `py_function`, under 
 i.e. on one core. Worker processes use every core, and the framing in NumPy
 (`tfrecord_framing`) keeps TensorFlow out of the workers (no 3 s import per process).
 
-Example:
-    >>> options = BuilderOptions(input_file="data/sample.txt", output_dir="/tmp/pretrain",
-    ...                          spm_model_file="/tmp/spm.model", max_seq_length=128)
-    >>> manifest = build_pretraining_data(options)
-    >>> manifest["statistics"]["instances"] > 0
+Illustration (not run):
+    options = BuilderOptions(input_file="data/sample.txt", output_dir="/tmp/pretrain",
+                             spm_model_file="/tmp/spm.model", max_seq_length=128)
+    manifest = build_pretraining_data(options)
+    manifest["statistics"]["instances"] > 0
     True
 """
 
@@ -51,8 +51,9 @@ from albert_tf.data.records import RecordShardWriter, serialize_examples_buffer
 from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.tfrecord_framing import frame_buffer
 from albert_tf.data.tokenized_documents import tokenize_documents
+from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
 
-MANIFEST_NAME = "manifest.json"
+MANIFEST_NAME = MANIFEST_FILE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,7 +127,7 @@ class BuilderOptions:
     def manifest_path(self) -> str:
         if self.output_dir is not None:
             return os.path.join(self.output_dir, MANIFEST_NAME)
-        return self.shard_paths()[0] + ".manifest.json"
+        return self.shard_paths()[0] + MANIFEST_SUFFIX
 
 
 def prediction_budget_warning(

@@ -30,11 +30,11 @@ batch at once, with static shapes, and which stops as soon as every row has its 
   `normal_piece_ids` when given): the pipeline has no SentencePiece model to tell
   control or unused pieces apart.
 
-Example:
-    >>> mask = dynamic_mask_fn(max_predictions_per_seq=20, masked_lm_prob=0.15, ngram=3,
-    ...                        vocab_size=30000, seed=12345)
-    >>> dataset = batches.enumerate().map(mask)   # batches of parsed records + token_boundary
-    >>> sorted(next(iter(dataset)))
+Illustration (not run):
+    mask = dynamic_mask_fn(max_predictions_per_seq=20, masked_lm_prob=0.15, ngram=3,
+                           vocab_size=30000, seed=12345)
+    dataset = batches.enumerate().map(mask)   # batches of parsed records + token_boundary
+    sorted(next(iter(dataset)))
     ['input_ids', 'input_mask', 'masked_lm_ids', 'masked_lm_positions', ...]
 """
 
@@ -92,9 +92,9 @@ def dynamic_mask_fn(
       first_normal_id: random replacements are >= this id.
       normal_piece_ids: if given, random replacements are drawn from these ids instead.
 
-    Example:
-      >>> fn = dynamic_mask_fn(4, 0.15, 3, vocab_size=64, seed=1)
-      >>> fn(tf.constant(0, tf.int64), features)["masked_lm_positions"].shape
+    Illustration (not run):
+      fn = dynamic_mask_fn(4, 0.15, 3, vocab_size=64, seed=1)
+      fn(tf.constant(0, tf.int64), features)["masked_lm_positions"].shape
       TensorShape([4])
     """
     options = MaskingOptions(

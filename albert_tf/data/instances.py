@@ -23,10 +23,10 @@ the original behaviour. Random documents are drawn from the same batch of docume
 Segments are offsets into `TokenizedDocuments.token_ids`, so building is a cheap loop over
 sentences; `assemble_instances` then lays out `[CLS] A [SEP] B [SEP]` for all at once.
 
-Example:
-    >>> pairs = build_segment_pairs(batch, InstanceOptions(max_seq_length=128), rng)
-    >>> features = assemble_instances(batch.token_ids, pairs, 128, 2, 3, word_start_mask)
-    >>> features["input_ids"].shape
+Illustration (not run):
+    pairs = build_segment_pairs(batch, InstanceOptions(max_seq_length=128), rng)
+    features = assemble_instances(batch.token_ids, pairs, 128, 2, 3, word_start_mask)
+    features["input_ids"].shape
     (len(pairs), 128)
 """
 

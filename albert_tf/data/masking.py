@@ -21,10 +21,10 @@ The visit is vectorized across instances: round r handles each instance's r-th c
 with NumPy ops over all instances still under budget. It is the same random process as
 the original's per-instance loop.
 
-Example:
-    >>> masked = mask_instances(features, MaskingOptions(max_predictions_per_seq=20),
-    ...                         cls_id=2, sep_id=3, mask_id=4, normal_piece_ids=ids, rng=rng)
-    >>> masked.positions.shape
+Illustration (not run):
+    masked = mask_instances(features, MaskingOptions(max_predictions_per_seq=20),
+                            cls_id=2, sep_id=3, mask_id=4, normal_piece_ids=ids, rng=rng)
+    masked.positions.shape
     (N, 20)
 """
 

@@ -20,12 +20,12 @@ the record's index in the stream (counted before the resume skip): a record
 gets new masks every epoch, and a resumed run sees the masks of the
 interrupted one.
 
-Example:
-    >>> dataset = pretrain_dataset(
-    ...     "out/train-*.tfrecord", global_batch_size=8, max_seq_length=128,
-    ...     max_predictions_per_seq=20, is_training=True)
-    >>> batch = next(iter(dataset))
-    >>> batch["input_ids"].shape, batch["input_ids"].dtype
+Illustration (not run):
+    dataset = pretrain_dataset(
+        "out/train-*.tfrecord", global_batch_size=8, max_seq_length=128,
+        max_predictions_per_seq=20, is_training=True)
+    batch = next(iter(dataset))
+    batch["input_ids"].shape, batch["input_ids"].dtype
     (TensorShape([8, 128]), tf.int32)
 """
 
@@ -41,7 +41,7 @@ import tensorflow as tf
 from albert_tf.data.dynamic_masking import MaskFn, dynamic_mask_fn
 from albert_tf.data.masking import MaskingOptions
 from albert_tf.data.records import pretraining_feature_spec
-from albert_tf.file_patterns import expand_file_patterns
+from albert_tf.file_patterns import expand_file_patterns, without_build_manifests
 
 # The features the model and the losses need; `token_boundary` is only read
 # when it is needed (it is absent from some third-party records).
@@ -75,12 +75,19 @@ def record_files(file_patterns: str | Sequence[str]) -> list[str]:
 
     Sorted over all patterns and without repeats, so the data order depends only on the files
     (`tf.io.gfile.glob`: also `gs://` paths). Raises a `FileNotFoundError` naming the pattern
-    that matched nothing.
+    that matched nothing. The data builder's manifests (`dir/*` matches them) are skipped with
+    a log line.
     """
     files = expand_file_patterns(
         file_patterns, glob_fn=tf.io.gfile.glob, no_match_message=_NO_RECORD_MESSAGE
     )
-    return sorted(set(files))
+    records = without_build_manifests(sorted(set(files)))
+    if not records:
+        raise FileNotFoundError(
+            f"{file_patterns!r} matches only the data builder's manifest files; point it at "
+            "the .tfrecord files."
+        )
+    return records
 
 
 def pretrain_dataset(

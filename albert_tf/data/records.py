@@ -11,9 +11,9 @@ Building `tf.train.Example` protos one by one in Python costs tens of microsecon
 `serialize_examples` encodes a whole batch into the identical protobuf wire format with
 NumPy (packed varints, fixed32 floats), which `tf.io.parse_example` reads unchanged.
 
-Example:
-    >>> records = serialize_examples({"input_ids": np.zeros((2, 8), np.int64), ...})
-    >>> tf.io.parse_single_example(records[0], pretraining_feature_spec(8, 2))
+Illustration (not run):
+    records = serialize_examples({"input_ids": np.zeros((2, 8), np.int64), ...})
+    tf.io.parse_single_example(records[0], pretraining_feature_spec(8, 2))
 """
 
 from __future__ import annotations
@@ -221,9 +221,9 @@ class RecordShardWriter:
     """Writes framed TFRecords (see `tfrecord_framing`) to shards under temporary names;
     `commit` renames them to their final names, `abort` deletes them.
 
-    Example:
-        >>> writer = RecordShardWriter(["/tmp/out/part-0.tfrecord"])
-        >>> writer.write(0, frame_records([record])[0]); writer.commit()
+    Illustration (not run):
+        writer = RecordShardWriter(["/tmp/out/part-0.tfrecord"])
+        writer.write(0, frame_records([record])[0]); writer.commit()
     """
 
     def __init__(self, paths: list[str], temp_suffix: str = ".incomplete"):

@@ -3,10 +3,10 @@
 A thin adapter over `AlbertTokenizer` for the data builder: the same ids as
 `AlbertTokenizer.encode_batch` (tested), returned as one flat NumPy array plus lengths.
 
-Example:
-    >>> encoder = SentenceEncoder("/tmp/spm.model")
-    >>> ids, lengths = encoder.encode_flat(["Hello world .", "A b ."])
-    >>> ids.dtype, lengths.tolist()
+Illustration (not run):
+    encoder = SentenceEncoder("/tmp/spm.model")
+    ids, lengths = encoder.encode_flat(["Hello world .", "A b ."])
+    ids.dtype, lengths.tolist()
     (dtype('int32'), [3, 3])
 """
 

@@ -4,9 +4,9 @@ All sentences of all documents are concatenated into one id array, so a run of
 consecutive sentences -- a segment A or B -- is one contiguous slice `[start, start+len)`.
 Instance building and masking then work on integer offsets, vectorized.
 
-Example:
-    >>> batch = tokenize_documents(encoder, [Document(("A b .", "C ."), "x", 1)], 509)
-    >>> batch.num_documents, batch.sentence_lengths.tolist()
+Illustration (not run):
+    batch = tokenize_documents(encoder, [Document(("A b .", "C ."), "x", 1)], 509)
+    batch.num_documents, batch.sentence_lengths.tolist()
     (1, [3, 2])
 """
 

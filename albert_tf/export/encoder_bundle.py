@@ -11,10 +11,10 @@ A bundle is what fine-tuning starts from:
 `export_saved_model` writes one as `<export_dir>/keras/`; `load_encoder` accepts the bundle or the
 export directory.
 
-Example:
-    >>> save_encoder_bundle("/tmp/bundle", encoder, "/tmp/spm.model")
-    >>> encoder, text_tokenizer = load_encoder("/tmp/bundle")
-    >>> ids = text_tokenizer(tf.constant(["hello world"]))  # ragged piece ids
+Illustration (not run):
+    save_encoder_bundle("/tmp/bundle", encoder, "/tmp/spm.model")
+    encoder, text_tokenizer = load_encoder("/tmp/bundle")
+    ids = text_tokenizer(tf.constant(["hello world"]))  # ragged piece ids
 """
 
 from __future__ import annotations

@@ -30,8 +30,8 @@ find the variables (see serving_module.py).
 Everything is written under a temporary name next to `export_dir` and renamed at the end, so a
 failed export leaves nothing behind and an existing export is replaced only when complete.
 
-Example:
-    >>> export_saved_model("/tmp/albert_export", "/tmp/workdir", "/tmp/spm.model",
+Illustration (not run):
+    export_saved_model("/tmp/albert_export", "/tmp/workdir", "/tmp/spm.model",
     ...                    albert_config="/tmp/workdir/albert_config.json")
     '/tmp/albert_export'
 """
@@ -79,7 +79,7 @@ def load_albert_model(
         ValueError: the checkpoint does not match the config (names the differing variable).
     """
     if isinstance(albert_config, str):
-        albert_config = AlbertConfig.from_json_file(albert_config)
+        albert_config = AlbertConfig.from_file_or_preset(albert_config)
     if checkpoint.endswith(".keras"):
         return _load_keras_file(checkpoint, albert_config)
     if albert_config is None:

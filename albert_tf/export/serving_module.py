@@ -29,9 +29,9 @@ The SentencePiece model bytes live in the graph (an attribute of tensorflow-text
 asset is for consumers (e.g. a Python tokenizer) rather than for the graph. Call `signatures()`
 before `tf.saved_model.save`: it also tracks what the functions capture.
 
-Example:
-    >>> module = AlbertServingModule(encoder, "/tmp/spm.model", seq_length=128)
-    >>> tf.saved_model.save(module, "/tmp/albert", signatures=module.signatures())
+Illustration (not run):
+    module = AlbertServingModule(encoder, "/tmp/spm.model", seq_length=128)
+    tf.saved_model.save(module, "/tmp/albert", signatures=module.signatures())
 """
 
 from __future__ import annotations

@@ -62,6 +62,9 @@ class FinetuneConfig:
     precision: str = "auto"
     jit_compile: bool = False
     steps_per_execution: int = 1
+    # Training batches group examples of similar length and are padded only to the next
+    # multiple of this many tokens (0: every batch padded to max_seq_length).
+    bucket_width: int = 0
 
     def __post_init__(self) -> None:
         choices = {"optimizer": OPTIMIZER_NAMES, "strategy": STRATEGIES, "precision": PRECISIONS}
@@ -93,6 +96,10 @@ class FinetuneConfig:
                 raise UserError(
                     f"{name} must be in [0, 1), got {getattr(self, name)}", where=f"--{name}"
                 )
+        if self.bucket_width < 0:
+            raise UserError(
+                f"bucket_width must be >= 0, got {self.bucket_width}", where="--bucket_width"
+            )
         if self.max_train_examples < 0:
             raise UserError(
                 f"max_train_examples must be >= 0, got {self.max_train_examples}",

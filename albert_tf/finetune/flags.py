@@ -4,10 +4,10 @@ A task family's script defines its own data flags, then calls `define_finetune_f
 config class (a `FinetuneConfig` subclass, whose defaults become the flags' defaults, so they
 cannot drift), and builds its config with `finetune_config_values(FLAGS)` plus its own fields.
 
-Example (a script; illustration):
-    >>> define_finetune_flags(ClassificationConfig)  # doctest: +SKIP
-    >>> config = ClassificationConfig(task=FLAGS.task,  # doctest: +SKIP
-    ...                               **finetune_config_values(FLAGS))
+Illustration (not run; a script):
+    define_finetune_flags(ClassificationConfig)
+    config = ClassificationConfig(task=FLAGS.task,
+                                  **finetune_config_values(FLAGS))
 """
 
 from __future__ import annotations
@@ -29,7 +29,10 @@ _HELP = {
         "prefix, Hugging Face directory or original TF1 checkpoint. Empty: random "
         "initialization (needs --albert_config_file)."
     ),
-    "albert_config_file": "albert_config.json (random init, checkpoints without config).",
+    "albert_config_file": (
+        "albert_config.json or a preset name, e.g. albert_base (random init, checkpoints "
+        "without config)."
+    ),
     "spm_model_file": "SentencePiece model (default: the one shipped with the encoder).",
     "do_lower_case": "Lowercase text (with --spm_model_file).",
     "max_seq_length": "Packed sequence length.",
@@ -53,6 +56,10 @@ _HELP = {
     "precision": "Compute precision (auto: what measures fastest on this machine).",
     "jit_compile": "Compile the train step with XLA.",
     "steps_per_execution": "Train steps per tf.function call.",
+    "bucket_width": (
+        "Group training examples by length and pad each batch only to the next multiple of "
+        "this many tokens (a few static shapes; 0: pad every batch to max_seq_length)."
+    ),
 }
 _ENUMS = {"optimizer": OPTIMIZER_NAMES, "strategy": STRATEGIES, "precision": PRECISIONS}
 # Off unless asked: a script run without --do_* flags should say "nothing to do".

@@ -16,10 +16,10 @@ Sources, by what `init` points at:
 The encoder is rebuilt with the requested dtype policy and the loaded weights copied in, so
 `mixed_bfloat16` fine-tuning works from a float32 checkpoint.
 
-Example:
-    >>> pretrained = load_pretrained_encoder("/tmp/runs/pretrain/encoder.keras",
-    ...                                      dtype="mixed_bfloat16")
-    >>> pretrained.encoder.config.hidden_size
+Illustration (not run):
+    pretrained = load_pretrained_encoder("/tmp/runs/pretrain/encoder.keras",
+                                         dtype="mixed_bfloat16")
+    pretrained.encoder.config.hidden_size
     768
 """
 
@@ -73,7 +73,7 @@ def load_pretrained_encoder(
         FileNotFoundError: nothing at `init`.
     """
     if isinstance(albert_config, str):
-        albert_config = AlbertConfig.from_json_file(albert_config)
+        albert_config = AlbertConfig.from_file_or_preset(albert_config)
     if not init:
         if albert_config is None:
             raise ValueError(

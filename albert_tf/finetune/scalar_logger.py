@@ -21,8 +21,8 @@ class ScalarLogger(keras.callbacks.Callback):
         log_dir: parent of the `train` and `validation` event directories.
         every_steps: training steps between two `train` points (Keras' running averages).
 
-    Example:
-        >>> model.fit(dataset, epochs=3, callbacks=[ScalarLogger("/tmp/run/logs")])
+    Illustration (not run):
+        model.fit(dataset, epochs=3, callbacks=[ScalarLogger("/tmp/run/logs")])
     """
 
     def __init__(self, log_dir: str, every_steps: int = 100):

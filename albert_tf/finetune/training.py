@@ -56,7 +56,7 @@ def start(config: FinetuneConfig) -> tuple[tf.distribute.Strategy, str]:
     """Seeds everything and returns the distribution strategy and the resolved precision."""
     keras.utils.set_random_seed(config.seed)
     strategy = create_strategy(config.strategy, config.tpu or None)
-    return strategy, resolve_precision(config.precision, strategy)
+    return strategy, resolve_precision(config.precision, strategy, config.jit_compile)
 
 
 def load_finetuning_encoder(config: FinetuneConfig, precision: str) -> PretrainedEncoder:

@@ -27,12 +27,12 @@ class AlbertClassifier(keras.Model):
 
     Inputs: the encoder's dict of int32 `input_word_ids`, `input_mask`, `input_type_ids`.
 
-    Example:
-        >>> encoder = AlbertEncoder(AlbertConfig.preset("albert_tiny"))
-        >>> model = AlbertClassifier(encoder, num_outputs=2)
-        >>> model.compile(optimizer="adam",
-        ...               loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        >>> # model.fit(dataset_of_(features, label_id))
+    Illustration (not run):
+        encoder = AlbertEncoder(AlbertConfig.preset("albert_tiny"))
+        model = AlbertClassifier(encoder, num_outputs=2)
+        model.compile(optimizer="adam",
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        # model.fit(dataset_of_(features, label_id))
     """
 
     def __init__(

@@ -14,14 +14,15 @@ class AlbertEmbeddings(keras.layers.Layer):
 
     The sum is layer-normalized and dropped out as in BERT; ALBERT's factorization
     adds the dense `projection` (the original `embedding_hidden_mapping_in`) when
-    `embedding_size != hidden_size`, else `projection` is None.
+    `embedding_size != hidden_size`, else `projection` is None (the original layout);
+    `use_projection=True` keeps it even when E == H (Hugging Face's layout).
 
     Variables (kernels are [in, out]):
       * `word_embeddings.embeddings` [vocab_size, E] (tied to the MLM head),
       * `position_embeddings.embeddings` [max_position_embeddings, E],
       * `token_type_embeddings.embeddings` [type_vocab_size, E],
       * `layer_norm.gamma`, `layer_norm.beta` [E],
-      * `projection.kernel` [E, H], `projection.bias` [H] (when E != H).
+      * `projection.kernel` [E, H], `projection.bias` [H] (when E != H or `use_projection`).
 
     Example:
     >>> layer = AlbertEmbeddings(vocab_size=100, embedding_size=8, hidden_size=16)
@@ -39,6 +40,7 @@ class AlbertEmbeddings(keras.layers.Layer):
         type_vocab_size: int = 2,
         dropout_rate: float = 0.0,
         initializer_range: float = 0.02,
+        use_projection: bool | None = None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -49,6 +51,10 @@ class AlbertEmbeddings(keras.layers.Layer):
         self.type_vocab_size = type_vocab_size
         self.dropout_rate = dropout_rate
         self.initializer_range = initializer_range
+        # None: the original rule, a projection exactly when E != H.
+        self.use_projection = (
+            embedding_size != hidden_size if use_projection is None else use_projection
+        )
 
         def table(rows: int, name: str) -> keras.layers.Embedding:
             return keras.layers.Embedding(
@@ -67,7 +73,7 @@ class AlbertEmbeddings(keras.layers.Layer):
         )
         self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
         self.projection = None
-        if embedding_size != hidden_size:
+        if self.use_projection:
             self.projection = keras.layers.Dense(
                 hidden_size,
                 kernel_initializer=self._initializer(),
@@ -119,5 +125,6 @@ class AlbertEmbeddings(keras.layers.Layer):
             type_vocab_size=self.type_vocab_size,
             dropout_rate=self.dropout_rate,
             initializer_range=self.initializer_range,
+            use_projection=self.use_projection,
         )
         return config

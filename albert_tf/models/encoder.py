@@ -35,7 +35,8 @@ class AlbertEncoder(keras.Model):
         `.word_embeddings.embeddings` [V, E], `.position_embeddings.embeddings`
         [P, E], `.token_type_embeddings.embeddings` [T, E],
         `.layer_norm.{gamma, beta}` [E], `.projection.{kernel, bias}` [E, H], [H]
-        (the original `embedding_hidden_mapping_in`; None when E == H).
+        (the original `embedding_hidden_mapping_in`; None when E == H, unless
+        `config.embedding_projection == "always"`).
       * `encoder.layer_blocks[i][j]`: the `AlbertTransformerBlock` applied at
         layer i (0..L-1), inner position j (0..inner_group_num-1). Repeated
         entries are the same object.
@@ -87,6 +88,7 @@ class AlbertEncoder(keras.Model):
             type_vocab_size=config.type_vocab_size,
             dropout_rate=config.hidden_dropout_prob,
             initializer_range=config.initializer_range,
+            use_projection=config.has_embedding_projection,
             dtype=dtype,
             name="embeddings",
         )

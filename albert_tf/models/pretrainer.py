@@ -10,14 +10,22 @@ from keras import ops
 
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
-from albert_tf.models.pretraining_loss import pretraining_loss_and_metrics, pretraining_terms
+from albert_tf.models.pretraining_loss import pretraining_terms, replica_pretraining_loss
 from albert_tf.models.sentence_order_head import AlbertSentenceOrderHead
 
 
-def _scale_for_replicas(loss):
-    """Keras sums gradients over replicas; divide so the update uses their mean."""
-    replicas = tf.distribute.get_strategy().num_replicas_in_sync
-    return loss if replicas == 1 else loss * (1.0 / replicas)
+def _global_totals(terms) -> tuple[Any, Any]:
+    """sum(masked_lm_weights) and the number of examples over all replicas."""
+    local = tf.stack(
+        [
+            tf.reduce_sum(terms.masked_lm_weights),
+            tf.cast(tf.shape(terms.sentence_order_loss)[0], tf.float32),
+        ]
+    )
+    context = tf.distribute.get_replica_context()
+    if context is not None:  # None in a cross-replica context: the batch is global.
+        local = context.all_reduce(tf.distribute.ReduceOp.SUM, local)
+    return local[0], local[1]
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -31,10 +39,13 @@ class AlbertPretrainer(keras.Model):
     Outputs: `mlm_logits` [B, P, V] and `sop_logits` [B, 2], always float32.
 
     The labels come with the features, so `compile(optimizer=...)` needs no
-    `loss`: `compute_loss` returns MLM + SOP and `compute_metrics` updates
+    `loss`: `compute_loss` returns this replica's share of the global-batch
+    MLM + SOP loss (`replica_pretraining_loss`, the same definition as the
+    custom step of `training/pretrain_step.py`; Keras sums the gradients over
+    replicas, so N replicas equal one device), and `compute_metrics` updates
     `masked_lm_accuracy`, `masked_lm_loss`, `sentence_order_accuracy`,
     `sentence_order_loss` (Keras metrics, aggregated over steps and replicas).
-    A custom loop can use `pretraining_loss_and_metrics(features, outputs)`.
+    A custom loop on one device can use `pretraining_loss_and_metrics(features, outputs)`.
 
     Attributes: `encoder` (`AlbertEncoder`), `masked_lm_head` (its output
     projection is `encoder.embeddings.word_embeddings.embeddings`), and
@@ -99,10 +110,12 @@ class AlbertPretrainer(keras.Model):
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         del y, sample_weight, training  # The labels are in the features `x`.
-        loss, _ = pretraining_loss_and_metrics(x, y_pred)
-        for extra in self.losses:  # e.g. regularizers added by users.
-            loss = loss + ops.cast(ops.sum(extra), loss.dtype)
-        return _scale_for_replicas(loss)
+        terms = pretraining_terms(x, y_pred)
+        loss = replica_pretraining_loss(terms, *_global_totals(terms))
+        replicas = tf.distribute.get_strategy().num_replicas_in_sync
+        for extra in self.losses:  # e.g. regularizers added by users: each replica's share.
+            loss = loss + ops.cast(ops.sum(extra), loss.dtype) / replicas
+        return loss
 
     def compute_metrics(self, x, y, y_pred, sample_weight=None):
         terms = pretraining_terms(x, y_pred)

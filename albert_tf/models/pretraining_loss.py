@@ -1,4 +1,10 @@
-"""Pure functions for the ALBERT pretraining loss (MLM + SOP) and its metrics."""
+"""Pure functions for the ALBERT pretraining loss (MLM + SOP) and its metrics.
+
+The one definition of the loss is `replica_pretraining_loss`: a replica's share
+of the global-batch loss, normalized by global totals. `AlbertPretrainer.fit`
+and the custom step of `training/pretrain_step.py` both use it, so one device
+and N replicas optimize the same loss.
+"""
 
 from __future__ import annotations
 
@@ -48,6 +54,35 @@ def pretraining_terms(features: dict[str, Any], outputs: dict[str, Any]) -> Pret
     )
 
 
+def replica_pretraining_loss(
+    terms: PretrainingTerms,
+    mlm_weight_total: Any,
+    global_batch_size: Any,
+    sentence_order_loss_weight: float = 1.0,
+) -> Any:
+    """This replica's share of the global-batch loss; the shares sum to the loss.
+
+    `mlm_weight_total` is sum(masked_lm_weights) and `global_batch_size` the
+    number of examples, both over the global batch (all replicas and
+    micro-batches); on one device without accumulation, this batch's.
+    `sentence_order_loss_weight` scales the SOP term (0.0: MLM only).
+
+    Example:
+    >>> import numpy as np
+    >>> terms = PretrainingTerms(
+    ...     masked_lm_loss=np.array([[2.0, 9.0]]), masked_lm_correct=np.zeros((1, 2)),
+    ...     masked_lm_weights=np.array([[1.0, 0.0]]), sentence_order_loss=np.array([1.0]),
+    ...     sentence_order_correct=np.zeros(1))
+    >>> round(float(replica_pretraining_loss(terms, 2.0, 4)), 4)  # 2 / 2 + 1 / 4
+    1.25
+    """
+    weighted = ops.sum(terms.masked_lm_weights * terms.masked_lm_loss)
+    sentence_order = ops.sum(terms.sentence_order_loss)
+    return weighted / (mlm_weight_total + MLM_WEIGHT_EPSILON) + sentence_order * (
+        sentence_order_loss_weight / ops.cast(global_batch_size, sentence_order.dtype)
+    )
+
+
 def pretraining_loss_and_metrics(
     features: dict[str, Any], outputs: dict[str, Any]
 ) -> tuple[Any, dict[str, Any]]:
@@ -74,6 +109,7 @@ def pretraining_loss_and_metrics(
     weight_sum = ops.sum(weights)
     masked_lm_loss = ops.sum(weights * terms.masked_lm_loss) / (weight_sum + MLM_WEIGHT_EPSILON)
     sentence_order_loss = ops.mean(terms.sentence_order_loss)
+    loss = replica_pretraining_loss(terms, weight_sum, ops.shape(terms.sentence_order_loss)[0])
     metrics = {
         "masked_lm_accuracy": ops.sum(weights * terms.masked_lm_correct)
         / ops.maximum(weight_sum, MLM_WEIGHT_EPSILON),
@@ -81,4 +117,4 @@ def pretraining_loss_and_metrics(
         "sentence_order_accuracy": ops.mean(terms.sentence_order_correct),
         "sentence_order_loss": sentence_order_loss,
     }
-    return masked_lm_loss + sentence_order_loss, metrics
+    return loss, metrics

@@ -125,8 +125,8 @@ def normalize_text_tf(texts, do_lower_case: bool = True, map_quotes: bool = Fals
     Returns:
         A `tf.string` tensor of the same shape.
 
-    Example:
-        >>> normalize_text_tf(tf.constant(["  Café\\tNAÏVE [MASK] "])).numpy()
+    Illustration (not run):
+        normalize_text_tf(tf.constant(["  Café\\tNAÏVE [MASK] "])).numpy()
         array([b'cafe naive [MASK]'], dtype=object)
     """
     import tensorflow as tf

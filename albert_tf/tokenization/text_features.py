@@ -30,10 +30,10 @@ class AlbertTextFeatures(keras.layers.Layer):
 
     In a `.keras` archive the SentencePiece model travels as the tokenizer's asset.
 
-    Example:
-        >>> features = AlbertTextFeatures("spm.model", seq_length=16)
-        >>> batch = features([tf.constant(["A man."]), tf.constant(["A person."])])
-        >>> sorted(batch)
+    Illustration (not run):
+        features = AlbertTextFeatures("spm.model", seq_length=16)
+        batch = features([tf.constant(["A man."]), tf.constant(["A person."])])
+        sorted(batch)
         ['input_mask', 'input_type_ids', 'input_word_ids']
     """
 

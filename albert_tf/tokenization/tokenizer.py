@@ -16,9 +16,9 @@ Differences from the original `tokenization.FullTokenizer` (deliberate):
 - A literal `[CLS]`/`[SEP]`/`[MASK]` in text encodes to its id (the original splits it into
   pieces); model files lacking them are rejected instead of mapping them to `<unk>`.
 
-Example:
-    >>> tokenizer = AlbertTokenizer("/tmp/spm.model")
-    >>> tokenizer.tokenize("Café [MASK]!")
+Illustration (not run):
+    tokenizer = AlbertTokenizer("/tmp/spm.model")
+    tokenizer.tokenize("Café [MASK]!")
     ['▁cafe', '[MASK]', '!']
 """
 

@@ -22,9 +22,9 @@ def restore_latest_readable(
     Returns None when the directory has no checkpoint (a fresh start). Raises
     `RuntimeError` when checkpoints exist and none of them loads.
 
-    Example:
-    >>> manager = tf.train.CheckpointManager(checkpoint, workdir, max_to_keep=5)
-    >>> restored = restore_latest_readable(checkpoint, manager)  # None on a fresh start
+    Illustration (not run):
+        manager = tf.train.CheckpointManager(checkpoint, workdir, max_to_keep=5)
+        restored = restore_latest_readable(checkpoint, manager)  # None on a fresh start
     """
     candidates = list(reversed(manager.checkpoints))
     errors = []
@@ -57,8 +57,8 @@ def find_checkpoint(path: str) -> str | None:
     `path` is a directory (its newest checkpoint, from the `checkpoint` state file) or a
     `ckpt-N` prefix; either way the prefix's `.index` file must exist.
 
-    Example:
-    >>> find_checkpoint(workdir)  # e.g. workdir + "/ckpt-125000"; None before the first save
+    Illustration (not run):
+        find_checkpoint(workdir)  # e.g. workdir + "/ckpt-125000"; None before the first save
     """
     prefix = tf.train.latest_checkpoint(path) if tf.io.gfile.isdir(path) else path
     if not prefix or not tf.io.gfile.exists(prefix + ".index"):
@@ -75,8 +75,8 @@ def read_into(checkpoint: tf.train.Checkpoint, prefix: str, mismatch_message: st
         ValueError: `mismatch_message`, with `{reason}` replaced by the `error_summary` of the
             cause, when an object is missing from the checkpoint or has another shape there.
 
-    Example:
-    >>> read_into(tf.train.Checkpoint(model=model), prefix, "{reason}: another config?")
+    Illustration (not run):
+        read_into(tf.train.Checkpoint(model=model), prefix, "{reason}: another config?")
     """
     try:
         checkpoint.read(prefix).expect_partial().assert_existing_objects_matched()

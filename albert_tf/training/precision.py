@@ -1,24 +1,49 @@
 """Compute precision: the names users pass and the `"auto"` choice per device.
 
-Measured with `benchmarks/bench_pretraining.py` (ALBERT-base, batch 8, length
-128): on a CPU with AVX512-BF16 but no AMX, mixed_bfloat16 runs a training
-step at 0.58x float32 speed (0.93x with XLA), since oneDNN's AVX-512 bf16
-matmuls are slower than its float32 ones there. bf16 pays off where the
-hardware has bf16 matrix units: TPUs, NVIDIA GPUs from Ampere on, and CPUs
-with AMX.
+`"auto"` picks mixed_bfloat16 where bf16 matmuls are faster than float32 ones, float32
+elsewhere. Accelerators are decided by what they are (TPUs, NVIDIA GPUs from Ampere on). CPUs
+are not: two 2-core AMD Zen 4 machines with the same AVX512_BF16 flag and no AMX measured bf16
+training at 1.7x float32 on one and at half of it on the other (`benchmarks/bench_pretraining.py`).
+So on a CPU:
+
+* no bf16 instructions at all (no `avx512_bf16`, `amx_bf16` or `avx_vne_bf16`/`avx_ne_convert`
+  in `/proc/cpuinfo`): float32, nothing measured;
+* otherwise a probe times an FFN-sized GEMM ([512, 768] x [768, 3072]) in both dtypes,
+  interleaved, a few hundred milliseconds in all, compiled the way the run will be (with or
+  without XLA: on a Xeon with AMX, oneDNN ran the bf16 GEMM at 672 GFLOP/s on AMX tiles while
+  XLA's own bf16 dot ran at 24), and bf16 wins only when it is at least `_BF16_MARGIN` faster.
+  The result is cached per machine (CPU model, flags, core count, TensorFlow version, XLA)
+  in `$XDG_CACHE_HOME/albert_tf/precision_probe-*.json`, so later runs decide at once.
+  `ALBERT_TF_PRECISION_PROBE=0` skips the probe (float32 unless AMX).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
+import os
+import time
 
 import tensorflow as tf
 
+from albert_tf.atomic_files import atomic_write_text
+
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 
+# CPU flags of instructions that compute in bf16 (dot products or matrix tiles).
+_BF16_FLAGS = ("amx_bf16", "avx512_bf16", "avx_vne_bf16", "avx_ne_convert")
+# bf16 must beat float32 by this much: mixed precision adds casts the GEMM probe does not see.
+_BF16_MARGIN = 1.15
+_PROBE_SHAPE = (512, 768, 3072)  # tokens x hidden x intermediate: ALBERT-base's FFN GEMM.
 
-def resolve_precision(precision: str, strategy: tf.distribute.Strategy | None = None) -> str:
+
+def resolve_precision(
+    precision: str, strategy: tf.distribute.Strategy | None = None, jit_compile: bool = False
+) -> str:
     """The dtype policy name for `precision`; `"auto"` picks the fastest for the device.
+
+    `jit_compile`: whether the model will run under XLA (on CPUs it decides which matmuls run).
 
     Example:
     >>> resolve_precision("mixed_float16")
@@ -30,10 +55,10 @@ def resolve_precision(precision: str, strategy: tf.distribute.Strategy | None = 
         raise ValueError(f"precision={precision!r}; choose one of {PRECISIONS}.")
     if precision != "auto":
         return precision
-    return "mixed_bfloat16" if _has_bf16_matrix_units(strategy) else "float32"
+    return "mixed_bfloat16" if _bf16_is_faster(strategy, jit_compile) else "float32"
 
 
-def _has_bf16_matrix_units(strategy: tf.distribute.Strategy | None) -> bool:
+def _bf16_is_faster(strategy: tf.distribute.Strategy | None, jit_compile: bool) -> bool:
     if isinstance(strategy, tf.distribute.TPUStrategy):
         return True
     gpus = tf.config.list_physical_devices("GPU")
@@ -42,17 +67,116 @@ def _has_bf16_matrix_units(strategy: tf.distribute.Strategy | None) -> bool:
             "compute_capability", (0, 0)
         )
         return tuple(capability) >= (8, 0)
-    return cpu_has_amx()
+    return cpu_precision_choice(jit_compile)["precision"] == "mixed_bfloat16"
 
 
 @functools.cache
+def cpu_precision_choice(jit_compile: bool = False) -> dict:
+    """What `auto` picks on this CPU and why: flags seen, probe figures (cached per machine).
+
+    `jit_compile`: decide for models compiled with XLA (probed separately, cached separately).
+
+    Returns a dict with `precision`, `reason` and, when probed, `float32_gflops` and
+    `bfloat16_gflops`.
+    """
+    flags = cpu_flags()
+    bf16_flags = sorted(set(_BF16_FLAGS) & flags)
+    if not bf16_flags:
+        return {"precision": "float32", "reason": "no bf16 instructions in /proc/cpuinfo"}
+    if os.environ.get("ALBERT_TF_PRECISION_PROBE", "1") == "0":
+        amx = "amx_bf16" in flags
+        return {
+            "precision": "mixed_bfloat16" if amx else "float32",
+            "reason": f"probe disabled; {'AMX' if amx else 'no AMX'} ({', '.join(bf16_flags)})",
+        }
+    cache_path = _probe_cache_path(flags, jit_compile)
+    cached = _read_cache(cache_path)
+    if cached is not None:
+        return cached
+    float32, bfloat16 = probe_gemm_gflops(jit_compile=jit_compile)
+    faster = bfloat16 >= _BF16_MARGIN * float32
+    compiled = "XLA " if jit_compile else ""
+    choice = {
+        "precision": "mixed_bfloat16" if faster else "float32",
+        "reason": (
+            f"probe: {compiled}bf16 GEMM {bfloat16:.0f} vs float32 {float32:.0f} GFLOP/s "
+            f"({', '.join(bf16_flags)})"
+        ),
+        "float32_gflops": round(float32, 1),
+        "bfloat16_gflops": round(bfloat16, 1),
+    }
+    try:
+        os.makedirs(os.path.dirname(cache_path), exist_ok=True)
+        atomic_write_text(cache_path, json.dumps(choice, indent=2) + "\n")
+    except OSError:
+        pass  # A read-only home only costs the probe next time.
+    return choice
+
+
+def probe_gemm_gflops(
+    jit_compile: bool = False, repeats: int = 4, rounds: int = 3
+) -> tuple[float, float]:
+    """Best float32 and bfloat16 GFLOP/s of the FFN-sized GEMM, measured interleaved."""
+    m, k, n = _PROBE_SHAPE
+    matmul = tf.function(tf.matmul, jit_compile=True) if jit_compile else tf.matmul
+    best = {tf.float32: 0.0, tf.bfloat16: 0.0}
+    operands = {}
+    for dtype in best:
+        a = tf.random.stateless_normal((m, k), seed=(1, 2), dtype=tf.float32)
+        b = tf.random.stateless_normal((k, n), seed=(3, 4), dtype=tf.float32)
+        operands[dtype] = (tf.cast(a, dtype), tf.cast(b, dtype))
+        _wait(matmul(*operands[dtype]))  # Warm-up: compiles, or oneDNN picks its kernel.
+    for _ in range(rounds):
+        for dtype, (a, b) in operands.items():
+            start = time.perf_counter()
+            for _ in range(repeats):
+                product = matmul(a, b)
+            _wait(product)
+            seconds = (time.perf_counter() - start) / repeats
+            best[dtype] = max(best[dtype], 2 * m * k * n / seconds / 1e9)
+    return best[tf.float32], best[tf.bfloat16]
+
+
+def _wait(tensor: tf.Tensor) -> None:
+    # Reading one element waits for the op without timing a copy of the whole product.
+    float(tensor[0, 0])
+
+
+def cpu_flags() -> set[str]:
+    """The CPU feature flags of `/proc/cpuinfo` (empty where there is none)."""
+    return set(_cpuinfo_field("flags").split())
+
+
 def cpu_has_amx() -> bool:
     """Whether the CPU advertises AMX bf16 tiles (Linux `/proc/cpuinfo`)."""
+    return "amx_bf16" in cpu_flags()
+
+
+def _cpuinfo_field(name: str) -> str:
     try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return "amx_bf16" in line.split()
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                if key.strip() == name:
+                    return value.strip()
     except OSError:
         pass
-    return False
+    return ""
+
+
+def _probe_cache_path(flags: set[str], jit_compile: bool) -> str:
+    machine = json.dumps(
+        [_cpuinfo_field("model name"), sorted(flags), os.cpu_count(), tf.__version__, jit_compile]
+    )
+    key = hashlib.sha256(machine.encode()).hexdigest()[:16]
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "albert_tf", f"precision_probe-{key}.json")
+
+
+def _read_cache(path: str) -> dict | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            cached = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    return cached if cached.get("precision") in PRECISIONS else None

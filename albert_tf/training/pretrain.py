@@ -24,13 +24,13 @@ loadable; an unreadable newest checkpoint falls back to the one before
 returns. A non-finite loss raises `FloatingPointError` without saving, keeping
 the last good checkpoint.
 
-Example:
-    >>> config = PretrainConfig(input_file="out/train-*.tfrecord",
-    ...                         albert_config_file="albert_config.json",
-    ...                         train_batch_size=64, num_train_steps=1000,
-    ...                         max_seq_length=128)
-    >>> metrics = train_and_evaluate(config, "/tmp/albert_pretrain")
-    >>> metrics["train/masked_lm_accuracy"]  # doctest: +SKIP
+Illustration (not run):
+    config = PretrainConfig(input_file="out/train-*.tfrecord",
+                            albert_config_file="albert_config.json",
+                            train_batch_size=64, num_train_steps=1000,
+                            max_seq_length=128)
+    metrics = train_and_evaluate(config, "/tmp/albert_pretrain")
+    metrics["train/masked_lm_accuracy"]
 """
 
 from __future__ import annotations
@@ -62,12 +62,12 @@ from albert_tf.training.checkpointing import (
     read_into,
     restore_latest_readable,
 )
+from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.precision import resolve_precision
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_step import (
     SUM_NAMES,
-    disable_optimizer_all_reduce,
     make_replica_eval_step,
     make_replica_train_step,
     make_train_function,
@@ -96,7 +96,7 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
     # First: MultiWorkerMirroredStrategy must configure collectives before any
     # TensorFlow op runs (reading records below initializes the runtime).
     strategy = create_strategy(config.strategy, config.tpu)
-    albert_config = AlbertConfig.from_json_file(config.albert_config_file)
+    albert_config = AlbertConfig.from_file_or_preset(config.albert_config_file)
     _check_config(config, albert_config)
     # Same seed, same initial weights: with the deterministic data order, a run
     # is reproducible (on deterministic kernels) and resumable bit for bit.
@@ -161,7 +161,7 @@ class _Run:
         with strategy.scope():
             # The dtype policy goes to the layers (not the global policy), so
             # runs with different precisions can share a process.
-            self.precision = resolve_precision(config.precision, strategy)
+            self.precision = resolve_precision(config.precision, strategy, config.jit_compile)
             encoder = AlbertEncoder(albert_config, dtype=self.precision)
             self.model = AlbertPretrainer(encoder)
             self.optimizer = _create_optimizer(config)
@@ -202,6 +202,7 @@ class _Run:
             global_batch_size=config.train_batch_size,
             accumulation_steps=config.gradient_accumulation_steps,
             jit_compile=config.jit_compile,
+            sentence_order_loss_weight=config.sentence_order_loss_weight,
         )
         train_function = make_train_function(self.strategy, replica_step)
         iterator = iter(self.strategy.distribute_datasets_from_function(self._train_dataset))

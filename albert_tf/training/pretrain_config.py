@@ -64,6 +64,9 @@ class PretrainConfig:
     dynamic_masking: bool = False
     masked_lm_prob: float = 0.15
     ngram: int = 3
+    # Weight of the sentence-order (or NSP) loss in the total; 0.0 trains MLM only
+    # (the paper's Table 5 "None" row); the head is then left untrained.
+    sentence_order_loss_weight: float = 1.0
 
     def __post_init__(self) -> None:
         choices = {
@@ -94,6 +97,10 @@ class PretrainConfig:
         if not 0.0 < self.masked_lm_prob <= 1.0:
             raise ValueError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
         self.masking_options()  # checks ngram
+        if self.sentence_order_loss_weight < 0:
+            raise ValueError(
+                f"sentence_order_loss_weight must be >= 0, got {self.sentence_order_loss_weight}."
+            )
         if not self.albert_config_file:
             raise ValueError("albert_config_file is required (the model's albert_config.json).")
         if self.do_train and not self.input_file:

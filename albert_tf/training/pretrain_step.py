@@ -13,7 +13,8 @@ per-tensor trust ratio see that gradient.
 
 The gradients are all-reduced here, before `optimizer.apply`, because Keras
 clips (`global_clipnorm`) *before* its own all-reduce, i.e. per replica; we
-switch its all-reduce off (`disable_optimizer_all_reduce`).
+switch its all-reduce off (`optimizer_all_reduce.disable_optimizer_all_reduce`, the one
+place that touches Keras internals).
 
 Metrics travel as sums in one float32 vector per step (`SUM_NAMES`: one
 reduction for all of them); `metrics_from_sums` turns them into the metrics.
@@ -31,6 +32,7 @@ from albert_tf.models.pretraining_loss import (
     MLM_WEIGHT_EPSILON,
     PretrainingTerms,
     pretraining_terms,
+    replica_pretraining_loss,
 )
 
 # Order of the entries of a metric-sums vector.
@@ -76,29 +78,17 @@ def _sums_of_terms(terms: PretrainingTerms) -> tf.Tensor:
     )
 
 
-def disable_optimizer_all_reduce(optimizer: keras.optimizers.Optimizer) -> None:
-    """Stops a Keras (TF backend) optimizer from summing gradients over replicas.
-
-    Our step passes gradients that are already all-reduced (and must be, so
-    that global-norm clipping sees the global gradient).
-    """
-    inner = getattr(optimizer, "inner_optimizer", optimizer)
-    if not hasattr(inner, "_all_reduce_sum_gradients"):
-        raise RuntimeError(
-            "This Keras version's optimizer has no _all_reduce_sum_gradients; the pretraining "
-            "step needs an update for it (gradients would be summed over replicas twice)."
-        )
-    inner._all_reduce_sum_gradients = lambda grads_and_vars: list(grads_and_vars)
-
-
 def make_replica_train_step(
     model: keras.Model,
     optimizer: keras.optimizers.Optimizer,
     global_batch_size: int,
     accumulation_steps: int,
     jit_compile: bool,
+    sentence_order_loss_weight: float = 1.0,
 ) -> Callable[[dict[str, tf.Tensor]], tf.Tensor]:
     """One optimizer update on one replica's share of the global batch.
+
+    `sentence_order_loss_weight` scales the SOP term (0.0: MLM only).
 
     Returns `step(features) -> metric sums [6]` (this replica's, before the
     update), to be called inside `strategy.run`.
@@ -110,9 +100,9 @@ def make_replica_train_step(
         with tf.GradientTape() as tape:
             outputs = model(micro, training=True)
             terms = pretraining_terms(micro, outputs)
-            loss = tf.reduce_sum(terms.masked_lm_weights * terms.masked_lm_loss) / (
-                mlm_weight_total + MLM_WEIGHT_EPSILON
-            ) + tf.reduce_sum(terms.sentence_order_loss) / float(global_batch_size)
+            loss = replica_pretraining_loss(
+                terms, mlm_weight_total, global_batch_size, sentence_order_loss_weight
+            )
             if uses_loss_scale:
                 loss = optimizer.scale_loss(loss)
         gradients = tape.gradient(loss, variables)

@@ -46,11 +46,6 @@ def random_hf_pretraining_model(shape: dict, seed: int) -> transformers.AlbertFo
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.add_(torch.randn_like(parameter) * 0.1)
-        if config.embedding_size == config.hidden_size:
-            # albert_tf (like the original) has no projection when E == H: identity.
-            mapping = model.albert.encoder.embedding_hidden_mapping_in
-            mapping.weight.copy_(torch.eye(config.hidden_size))
-            mapping.bias.zero_()
     return model
 
 
@@ -192,15 +187,40 @@ def test_albert_tf_groups_to_hf_matches(tmp_path):
     assert_outputs_close(torch_outputs(reloaded, batch), albert_tf_outputs(model, batch))
 
 
-def test_e_equals_h_non_identity_projection_is_refused(tmp_path):
+def test_e_equals_h_loads_with_hf_layout_and_round_trips_unchanged(tmp_path):
+    # HF always has embedding_hidden_mapping_in; with E == H it is a full random matrix here.
     torch_model = random_hf_pretraining_model(HF_SHAPES["e_equals_h"], seed=5)
-    with torch.no_grad():
-        torch_model.albert.encoder.embedding_hidden_mapping_in.weight.mul_(2.0)
+    mapping = torch_model.albert.encoder.embedding_hidden_mapping_in.weight.detach().numpy()
+    assert np.abs(mapping - np.eye(len(mapping))).max() > 0.1  # not the identity
+    torch_model.save_pretrained(tmp_path / "hf")
+    model = load_hf_model(str(tmp_path / "hf"))
+    assert model.encoder.config.embedding_projection == "always"
+    assert model.encoder.embeddings.projection is not None
+    batch = padded_batch(seed=4)
+    assert_outputs_close(albert_tf_outputs(model, batch), torch_outputs(torch_model, batch))
+    out_dir = save_model(model, "hf", str(tmp_path / "back"))
+    original = read_hf_state_dict(str(tmp_path / "hf"))
+    written = read_hf_state_dict(out_dir)
+    for name, value in written.items():
+        np.testing.assert_array_equal(value, original[name], err_msg=name)
+    # The original TF1 layout has no such projection: refused, not silently dropped.
+    with pytest.raises(ValueError, match="no original TF1 counterpart"):
+        save_model(model, "tf1", str(tmp_path / "tf1"))
+
+
+def test_e_equals_h_in_the_original_layout_refuses_a_non_identity_projection(tmp_path):
+    torch_model = random_hf_pretraining_model(HF_SHAPES["e_equals_h"], seed=5)
     torch_model.save_pretrained(tmp_path)
+    original_layout = AlbertConfig(
+        vocab_size=VOCAB_SIZE, max_position_embeddings=MAX_POSITIONS, hidden_act="gelu",
+        initializer_range=0.2, **HF_SHAPES["e_equals_h"],
+    )  # fmt: skip
+    assert original_layout.embedding_projection == "auto"
+    assert build_model(original_layout, heads=True).encoder.embeddings.projection is None
     with pytest.raises(
         CheckpointMismatchError, match="embedding_hidden_mapping_in.*not the identity"
     ):
-        load_hf_model(str(tmp_path))
+        load_hf_model(str(tmp_path), config=original_layout)
 
 
 def test_tied_decoder_keys_are_accepted_and_checked(base_like_hf_dir):

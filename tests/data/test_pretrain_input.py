@@ -10,6 +10,7 @@ from albert_tf.data.pretrain_input import (
     check_records,
     find_unreadable_file,
     pretrain_dataset,
+    record_files,
 )
 from albert_tf.data.records import serialize_examples
 
@@ -136,3 +137,19 @@ def test_find_unreadable_file_names_the_truncated_file(files, tmp_path):
     assert find_unreadable_file(cut) is None
     path, reason = find_unreadable_file([cut, str(broken)])
     assert path == str(broken) and "truncated" in reason
+
+
+def test_a_directory_glob_skips_the_builders_manifests_with_a_log_line(tmp_path, caplog):
+    # `--output_file=dir/x.tfrecord` writes dir/x.tfrecord.manifest.json; `--output_dir` writes
+    # dir/manifest.json. `--input_file=dir/*` must read only the records.
+    records = _write(tmp_path / "x.tfrecord", _features(8, seed=5))
+    (tmp_path / "x.tfrecord.manifest.json").write_text("{}")
+    (tmp_path / "manifest.json").write_text("{}")
+    with caplog.at_level("INFO"):
+        assert record_files(f"{tmp_path}/*") == [records]
+    assert "x.tfrecord.manifest.json" in caplog.text and "Skipping" in caplog.text
+    batch = next(iter(pretrain_dataset(f"{tmp_path}/*", 8, SEQ, PRED, is_training=False)))
+    assert batch["input_ids"].shape == (8, SEQ)
+    check_records(f"{tmp_path}/*", SEQ, PRED, VOCAB)
+    with pytest.raises(FileNotFoundError, match="only the data builder's manifest"):
+        record_files(f"{tmp_path}/*.json")

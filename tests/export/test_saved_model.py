@@ -275,41 +275,6 @@ def test_saved_model_cli_show_lists_the_signatures(sm_export_dir):
     assert "inputs['text_b']" in result.stdout and "outputs['top_k_pieces']" in result.stdout
 
 
-def test_saved_model_cli_run(sm_export_dir, sm_loaded, tmp_path):
-    # saved_model_cli has no flag to load custom ops: a sitecustomize module importing
-    # tensorflow_text registers the SentencePiece ops in the real CLI's process.
-    hook_dir = tmp_path / "hook"
-    hook_dir.mkdir()
-    (hook_dir / "sitecustomize.py").write_text("import tensorflow_text  # noqa: F401\n")
-    out_dir = tmp_path / "cli_out"
-    result = subprocess.run(
-        [
-            str(VENV_BIN / "saved_model_cli"),
-            "run",
-            "--dir",
-            sm_export_dir,
-            "--tag_set",
-            "serve",
-            "--signature_def",
-            "encode_text",
-            "--input_exprs",
-            f"text_a={TEXTS!r}",
-            "--outdir",
-            str(out_dir),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=dict(os.environ, PYTHONPATH=str(hook_dir)),
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    expected = sm_loaded.signatures["encode_text"](text_a=tf.constant(TEXTS))
-    for name in ("input_word_ids", "pooled_output"):
-        np.testing.assert_allclose(
-            np.load(out_dir / f"{name}.npy"), expected[name].numpy(), atol=1e-5, rtol=0
-        )
-
-
 def test_keras_bundle_inside_the_export(sm_export_dir, sm_pretrainer, sm_tokenizer):
     encoder, text_tokenizer = load_encoder(sm_export_dir)
     assert encoder.config == sm_pretrainer.encoder.config

@@ -9,9 +9,9 @@ import tensorflow as tf
 from albert_tf.config import AlbertConfig
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.pretrain_step import (
-    disable_optimizer_all_reduce,
     make_replica_train_step,
     make_train_function,
     metrics_from_sums,
@@ -85,3 +85,26 @@ def test_metrics_from_sums():
         "sentence_order_accuracy": 0.5,
         "sentence_order_loss": 0.75,
     }
+
+
+@pytest.mark.parametrize("weight", [0.0, 1.0])
+def test_sentence_order_loss_weight_zero_trains_mlm_only(make_features, tiny_albert, weight):
+    tf.keras.utils.set_random_seed(0)
+    model = AlbertPretrainer(AlbertEncoder(AlbertConfig.from_dict(tiny_albert)))
+    # No weight decay: with it, weights move without any gradient.
+    optimizer = create_optimizer(
+        "lamb", 1e-2, num_train_steps=10, num_warmup_steps=0, weight_decay=0.0
+    )
+    optimizer.build(model.trainable_variables)
+    disable_optimizer_all_reduce(optimizer)
+    head = [model.sentence_order_head, model.encoder.pooler]
+    before = [w.numpy().copy() for layer in head for w in layer.weights]
+    word_embeddings = model.encoder.embeddings.word_embeddings.embeddings.numpy().copy()
+    step = make_replica_train_step(model, optimizer, BATCH, 1, False, weight)
+    make_train_function(tf.distribute.get_strategy(), step)(
+        _batches(make_features, 2), tf.constant(2)
+    )
+    after = [w.numpy() for layer in head for w in layer.weights]
+    unchanged = all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
+    assert unchanged == (weight == 0.0)  # no SOP gradient reaches the head or the pooler
+    assert not np.array_equal(model.encoder.embeddings.word_embeddings.embeddings, word_embeddings)

@@ -5,10 +5,10 @@ quotechar=None)`: quotes are ordinary characters); CSV files use standard CSV qu
 problem (missing column, unknown label, non-numeric score, empty file) is reported with the
 file and line.
 
-Example:
-    >>> spec = get_task("sst-2")
-    >>> examples = read_examples("glue/SST-2/dev.tsv", spec)
-    >>> len(examples), examples.texts_a[0], examples.labels[0]
+Illustration (not run):
+    spec = get_task("sst-2")
+    examples = read_examples("glue/SST-2/dev.tsv", spec)
+    len(examples), examples.texts_a[0], examples.labels[0]
     (872, "it 's a charming and often affecting journey . ", 1)
 """
 

@@ -9,11 +9,11 @@ Layout of `output_dir` (besides the shared files of `albert_tf.finetune.training
     predictions/<GLUE name>.tsv       `index<TAB>prediction`, the GLUE submission format
     saved_model/                      raw-text SavedModel (`export_classifier`)
 
-Example (illustration):
-    >>> config = ClassificationConfig(task="rte", data_dir="glue/RTE",  # doctest: +SKIP
-    ...                               init_checkpoint="bundle/")
-    >>> results = run_classifier(config, "/tmp/rte")  # doctest: +SKIP
-    >>> results["dev/accuracy"]  # doctest: +SKIP
+Illustration (not run):
+    config = ClassificationConfig(task="rte", data_dir="glue/RTE",
+                                  init_checkpoint="bundle/")
+    results = run_classifier(config, "/tmp/rte")
+    results["dev/accuracy"]
 """
 
 from __future__ import annotations
@@ -224,6 +224,7 @@ class _Run:
             config.train_batch_size,
             training=True,
             seed=config.seed,
+            bucket_width=config.bucket_width,
         )
         return train(
             self.model,

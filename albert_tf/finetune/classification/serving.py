@@ -16,9 +16,9 @@ SentencePiece and normalization ops), not albert_tf:
     classifier = tf.saved_model.load(export_dir)
     classifier.signatures["classify_text"](text_a=tf.constant(["a gorgeous film"]))["labels"]
 
-Example (illustration):
-    >>> export_classifier("/tmp/sst2_export", model, text_features,  # doctest: +SKIP
-    ...                   labels=("0", "1"))
+Illustration (not run):
+    export_classifier("/tmp/sst2_export", model, text_features,
+                      labels=("0", "1"))
     '/tmp/sst2_export'
 """
 

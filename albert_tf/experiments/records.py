@@ -1,0 +1,71 @@
+"""NSP and SOP records from the same documents and tokenizer, built once per experiment.
+
+`experiment_dir/data/<objective>/<split>/` holds the data builder's ordinary output
+(shards + manifest.json, the manifest written last). Every cell reads these, so cells
+differ only in what they train, never in their data. A build that was interrupted (no
+manifest) is rebuilt; a finished one is reused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+
+from albert_tf.data.builder import MANIFEST_NAME, BuilderOptions, build_pretraining_data
+from albert_tf.experiments.scale import ExperimentScale
+
+OBJECTIVES = ("sop", "nsp")
+SPLITS = ("train", "eval")
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentInputs:
+    """The text an experiment reads: train text, held-out text and the tokenizer."""
+
+    input_file: str
+    eval_file: str
+    spm_model_file: str
+    input_format: str = "text"
+    do_lower_case: bool = True
+
+
+def records_dir(experiment_dir: str, objective: str, split: str) -> str:
+    return os.path.join(experiment_dir, "data", objective, split)
+
+
+def records_pattern(experiment_dir: str, objective: str, split: str) -> str:
+    return os.path.join(records_dir(experiment_dir, objective, split), "*.tfrecord")
+
+
+def build_records(
+    experiment_dir: str, inputs: ExperimentInputs, scale: ExperimentScale, parallelism: int = 1
+) -> dict[str, dict]:
+    """Builds (or reuses) train and eval records of both objectives; returns the manifests
+    by `"<objective>/<split>"`."""
+    manifests = {}
+    for objective in OBJECTIVES:
+        for split in SPLITS:
+            directory = records_dir(experiment_dir, objective, split)
+            manifest_path = os.path.join(directory, MANIFEST_NAME)
+            if not os.path.exists(manifest_path):
+                logging.info("Building %s %s records in %s.", objective, split, directory)
+                options = BuilderOptions(
+                    input_file=inputs.input_file if split == "train" else inputs.eval_file,
+                    spm_model_file=inputs.spm_model_file,
+                    output_dir=directory,
+                    do_lower_case=inputs.do_lower_case,
+                    input_format=inputs.input_format,
+                    max_seq_length=scale.max_seq_length,
+                    max_predictions_per_seq=scale.max_predictions_per_seq,
+                    random_next_sentence=objective == "nsp",
+                    dupe_factor=scale.dupe_factor if split == "train" else 1,
+                    random_seed=scale.seed,
+                    parallelism=parallelism,
+                    overwrite=True,  # only ever replaces an unfinished build
+                )
+                build_pretraining_data(options)
+            with open(manifest_path, encoding="utf-8") as handle:
+                manifests[f"{objective}/{split}"] = json.load(handle)
+    return manifests

@@ -1,0 +1,309 @@
+"""Fine-tuning speed: albert_tf vs keras-hub vs Hugging Face (PyTorch), side by side.
+
+ALBERT-base sentence-pair classification training (2 classes, AdamW, dropout 0.1 on the pooled
+output, none in the encoder as in ALBERT v2), batch 32, length 128, the same token ids for every
+implementation, in one process:
+
+* `albert_tf`: `AlbertClassifier.fit` as `run_classifier.py` compiles it, with and without XLA,
+  in each precision (and the one `--precision=auto` picks on this machine, marked `*`);
+* `keras_hub`: `keras_hub.models.AlbertTextClassifier.fit` (backbone of the same shape);
+* `hf`: `transformers.AlbertForSequenceClassification`, a plain PyTorch training loop, float32
+  and bf16 autocast, and `torch.compile` (`--torch_compile`).
+
+Settings are measured in interleaved rounds (`timing.py`); each figure is the median over rounds
+of sequences per second. Then the fine-tuning input pipeline alone (raw RTE pairs through
+`make_dataset`, tokenized in-graph) is timed and compared with what the best step consumes.
+
+Illustration (not run; ~10 minutes on 2 CPU cores):
+    python benchmarks/bench_finetune.py
+    python benchmarks/bench_finetune.py --implementations=albert_tf --rounds=3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+
+import keras
+import numpy as np
+import tensorflow as tf
+from timing import interleaved_seconds
+
+from albert_tf.config import AlbertConfig
+from albert_tf.finetune.classification.datasets import make_dataset
+from albert_tf.finetune.classification.examples import Examples
+from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.tokenization import train_sentencepiece
+from albert_tf.tokenization.text_features import AlbertTextFeatures
+from albert_tf.training.optimizers import create_optimizer
+from albert_tf.training.precision import cpu_precision_choice, resolve_precision
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RTE_TRAIN = os.path.join(REPO_ROOT, "..", "shared", "data", "glue", "RTE", "train.tsv")
+Runner = Callable[[], int]  # Runs some training steps, returns the sequences they consumed.
+
+
+def synthetic_pairs(config: AlbertConfig, batch: int, length: int, seed: int = 0) -> dict:
+    """One batch of full-length `[CLS] a [SEP] b [SEP]` ids and binary labels (NumPy)."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(5, config.vocab_size, size=(batch, length))
+    ids[:, 0], ids[:, length // 2], ids[:, -1] = 2, 3, 3
+    segments = (np.arange(length)[None] > length // 2).repeat(batch, 0)
+    return {
+        "input_ids": ids.astype(np.int32),
+        "segment_ids": segments.astype(np.int32),
+        "input_mask": np.ones((batch, length), np.int32),
+        "labels": rng.integers(0, 2, size=(batch,)).astype(np.int32),
+    }
+
+
+def _adamw(steps: int = 1000) -> keras.optimizers.Optimizer:
+    return create_optimizer(
+        "adamw", 3e-5, num_train_steps=steps, num_warmup_steps=10, bias_correction=True
+    )
+
+
+def albert_tf_runner(config, data, precision: str, jit_compile: bool, steps: int) -> Runner:
+    """`AlbertClassifier.fit`, compiled as `finetune.training.compile_for_finetuning` does."""
+    keras.utils.set_random_seed(0)
+    model = AlbertClassifier(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
+    model.compile(
+        optimizer=_adamw(),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        jit_compile=jit_compile,
+    )
+    features = {
+        "input_word_ids": data["input_ids"],
+        "input_type_ids": data["segment_ids"],
+        "input_mask": data["input_mask"],
+    }
+    dataset = tf.data.Dataset.from_tensors((features, data["labels"])).repeat()
+    batch = len(data["labels"])
+
+    def run() -> int:
+        model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
+        return steps * batch
+
+    return run
+
+
+def keras_hub_runner(config, data, precision: str, jit_compile: bool, steps: int) -> Runner:
+    """keras-hub's AlbertTextClassifier on the same ids (no preprocessor in the loop)."""
+    import keras_hub
+
+    keras.utils.set_random_seed(0)
+    backbone = keras_hub.models.AlbertBackbone(
+        vocabulary_size=config.vocab_size,
+        num_layers=config.num_hidden_layers,
+        num_heads=config.num_attention_heads,
+        num_groups=config.num_hidden_groups,
+        num_inner_repetitions=config.inner_group_num,
+        embedding_dim=config.embedding_size,
+        hidden_dim=config.hidden_size,
+        intermediate_dim=config.intermediate_size,
+        dropout=0.0,
+        max_sequence_length=config.max_position_embeddings,
+        dtype=precision,
+    )
+    model = keras_hub.models.AlbertTextClassifier(
+        backbone, num_classes=2, preprocessor=None, dropout=0.1, dtype=precision
+    )
+    model.compile(
+        optimizer=_adamw(),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        jit_compile=jit_compile,
+    )
+    features = {
+        "token_ids": data["input_ids"],
+        "segment_ids": data["segment_ids"],
+        "padding_mask": data["input_mask"].astype(bool),
+    }
+    dataset = tf.data.Dataset.from_tensors((features, data["labels"])).repeat()
+    batch = len(data["labels"])
+
+    def run() -> int:
+        model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
+        return steps * batch
+
+    return run
+
+
+def hf_runner(config, data, precision: str, compiled: bool, steps: int) -> Runner:
+    """A plain PyTorch loop over `AlbertForSequenceClassification` (bf16: CPU autocast)."""
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    hf_config = transformers.AlbertConfig(
+        vocab_size=config.vocab_size,
+        embedding_size=config.embedding_size,
+        hidden_size=config.hidden_size,
+        num_hidden_layers=config.num_hidden_layers,
+        num_attention_heads=config.num_attention_heads,
+        intermediate_size=config.intermediate_size,
+        hidden_act="gelu_new",
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+        classifier_dropout_prob=0.1,
+        max_position_embeddings=config.max_position_embeddings,
+        num_labels=2,
+    )
+    model = transformers.AlbertForSequenceClassification(hf_config).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-5, weight_decay=0.01, eps=1e-6)
+    forward = torch.compile(model) if compiled else model
+    inputs = {
+        "input_ids": torch.from_numpy(data["input_ids"].astype(np.int64)),
+        "token_type_ids": torch.from_numpy(data["segment_ids"].astype(np.int64)),
+        "attention_mask": torch.from_numpy(data["input_mask"].astype(np.int64)),
+        "labels": torch.from_numpy(data["labels"].astype(np.int64)),
+    }
+    autocast = precision == "mixed_bfloat16"
+
+    def run() -> int:
+        for _ in range(steps):
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+                loss = forward(**inputs).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+        return steps * len(data["labels"])
+
+    return run
+
+
+def input_pipeline_examples_per_second(batch: int, length: int) -> tuple[float, float]:
+    """Raw RTE pairs -> tokenized, packed, shuffled training batches, examples/s.
+
+    Returns the first epoch's rate (tokenization included: the features are cached as they are
+    made) and a later epoch's (from the cache, shuffled), both over a whole epoch.
+    """
+    import csv
+
+    with open(RTE_TRAIN, encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+    with tempfile.TemporaryDirectory() as workdir:
+        spm = train_sentencepiece(
+            [os.path.join(REPO_ROOT, "data", "sample.txt")],
+            os.path.join(workdir, "spm"),
+            vocab_size=2000,
+        )
+        examples = Examples(
+            texts_a=[row["sentence1"] for row in rows],
+            texts_b=[row["sentence2"] for row in rows],
+            labels=np.array([row["label"] == "entailment" for row in rows], np.int32),
+            ids=[row["index"] for row in rows],
+            path=RTE_TRAIN,
+        )
+        dataset = make_dataset(examples, AlbertTextFeatures(spm, length), batch, training=True)
+        iterator = iter(dataset)
+        rates = []
+        for _ in range(2):
+            steps, start = len(examples) // batch, time.perf_counter()
+            for _ in range(steps):
+                next(iterator)
+            rates.append(steps * batch / (time.perf_counter() - start))
+        return rates[0], rates[1]
+
+
+def _parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--preset", default="albert_base")
+    parser.add_argument("--batch_size", type=int, default=32)
+    parser.add_argument("--seq_length", type=int, default=128)
+    parser.add_argument("--steps", type=int, default=2, help="training steps per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved measurements")
+    parser.add_argument("--warmup", type=int, default=1, help="untimed measurements first")
+    parser.add_argument("--implementations", default="albert_tf,keras_hub,hf")
+    parser.add_argument("--precisions", default="float32,mixed_bfloat16")
+    parser.add_argument("--xla", default="no,yes", help="albert_tf: comma list of no/yes")
+    parser.add_argument("--torch_compile", action=argparse.BooleanOptionalAction, default=True)
+    return parser.parse_args()
+
+
+def _runners(args, config, data) -> dict[str, Runner]:
+    implementations = args.implementations.split(",")
+    runners: dict[str, Runner] = {}
+    for precision in args.precisions.split(","):
+        if "albert_tf" in implementations:
+            for xla in args.xla.split(","):
+                runners[f"albert_tf {precision} xla={xla}"] = albert_tf_runner(
+                    config, data, precision, xla == "yes", args.steps
+                )
+        if "keras_hub" in implementations:
+            runners[f"keras_hub {precision} xla=no"] = keras_hub_runner(
+                config, data, precision, False, args.steps
+            )
+        if "hf" in implementations:
+            runners[f"hf {precision} eager"] = hf_runner(config, data, precision, False, args.steps)
+            if args.torch_compile:
+                runners[f"hf {precision} torch.compile"] = hf_runner(
+                    config, data, precision, True, args.steps
+                )
+    return runners
+
+
+def main() -> None:
+    args = _parse_args()
+    import torch
+
+    torch.set_num_threads(os.cpu_count() or 1)
+    config = AlbertConfig.preset(args.preset, hidden_dropout_prob=0.0)
+    data = synthetic_pairs(config, args.batch_size, args.seq_length)
+    choice = cpu_precision_choice()
+    auto = resolve_precision("auto")
+    print(f"--precision=auto picks {auto} (without XLA): {choice['reason']}")
+    print(f"  with XLA: {cpu_precision_choice(True)['reason']}")
+    print(f"{args.preset}, batch {args.batch_size}, length {args.seq_length}, AdamW", flush=True)
+    runners = _runners(args, config, data)
+    sequences = {name: 0 for name in runners}
+
+    def counted(name: str) -> Callable[[], None]:
+        def run() -> None:
+            sequences[name] = runners[name]()
+
+        return run
+
+    seconds = interleaved_seconds(
+        {name: counted(name) for name in runners}, args.warmup, args.rounds
+    )
+    rates = {name: sequences[name] / statistics.median(times) for name, times in seconds.items()}
+    print(f"\n{'setting':40s} {'seq/s (median)':>15s} {'best round':>11s}")
+    for name, rate in rates.items():
+        best = sequences[name] / min(seconds[name])
+        mark = " *" if name.startswith(f"albert_tf {auto} ") else ""
+        print(f"{name + mark:40s} {rate:15.2f} {best:11.2f}")
+    _print_ratios(rates)
+    consumed = max((r for n, r in rates.items() if n.startswith("albert_tf")), default=0.0)
+    if consumed:
+        first, cached = input_pipeline_examples_per_second(args.batch_size, args.seq_length)
+        print(
+            f"\ninput pipeline alone (RTE pairs, in-graph tokenization): first epoch "
+            f"{first:.0f} examples/s ({first / consumed:.0f}x the best albert_tf step's "
+            f"{consumed:.2f} sequences/s), later epochs {cached:.0f} examples/s "
+            f"({cached / consumed:.0f}x); goal 5x"
+        )
+
+
+def _print_ratios(rates: dict[str, float]) -> None:
+    best = {}
+    for name, rate in rates.items():
+        implementation = name.split()[0]
+        if rate > best.get(implementation, (0.0, ""))[0]:
+            best[implementation] = (rate, name)
+    print()
+    for implementation, (rate, name) in best.items():
+        print(f"best {implementation:10s} {rate:7.2f} seq/s  ({name})")
+    peers = [value for key, value in best.items() if key != "albert_tf"]
+    if "albert_tf" in best and peers:
+        peer_rate, peer_name = max(peers)
+        ratio = best["albert_tf"][0] / peer_rate
+        print(f"best albert_tf / best peer ({peer_name}): {ratio:.2f}x (goal 1.2x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,167 @@
+"""A two-cell experiment end to end: outputs, rerun without work, resume after SIGKILL."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from albert_tf.errors import UserError
+from albert_tf.experiments.runner import RESULT_FILE, run_experiment
+from albert_tf.experiments.scale import SCALES
+from tests.conftest import REPO_ROOT, SAMPLE_TEXT
+from tests.experiments.conftest import DOWNSTREAM, TEST_SCALE, TWO_CELLS, experiment_inputs
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+# Columns that legitimately differ between runs.
+RUN_DEPENDENT = {"wall_seconds", "resumed"}
+
+
+def _read_csv(path: str) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_writes_csv_markdown_and_plots(two_cell_experiment):
+    experiment_dir, result = two_cell_experiment
+    assert result.ran == list(TWO_CELLS)
+    rows = _read_csv(os.path.join(experiment_dir, "results.csv"))
+    assert [row["cell"] for row in rows] == list(TWO_CELLS)
+    for row in rows:
+        assert int(row["num_train_steps"]) == TEST_SCALE.num_train_steps
+        assert int(row["parameters"]) > 0
+        for name in ("mlm", "nsp_head", "nsp_probe", "sop_head", "sop_probe"):
+            assert 0.0 <= float(row[f"{name}_accuracy"]) <= 1.0
+            assert float(row[f"{name}_accuracy_se"]) > 0.0
+        assert float(row["sop_eval_records"]) == TEST_SCALE.eval_records
+        assert 0.0 < float(row["downstream_accuracy"]) < 1.0
+        assert float(row["downstream_examples"]) == 872  # SST-2 dev
+    markdown = open(os.path.join(experiment_dir, "results.md"), encoding="utf-8").read()
+    assert "| cell | objective |" in markdown
+    assert "90.5" in markdown and "86.5" in markdown  # the paper's figures beside ours
+    assert "downstream (dev)" in markdown
+    assert "Majority-class baseline on the scored records: NSP" in markdown
+    for name in ("learning_curves", "parameters_vs_accuracy", "layer_transitions"):
+        path = os.path.join(experiment_dir, f"{name}.png")
+        with open(path, "rb") as handle:
+            assert handle.read(8) == PNG_MAGIC
+        assert os.path.getsize(path) > 10_000
+    layers = _read_csv(os.path.join(experiment_dir, "layer_transitions.csv"))
+    assert len(layers) == len(TWO_CELLS) * TEST_SCALE.num_hidden_layers
+    # The learning curves come from the run's own logs.
+    sop = json.load(open(os.path.join(experiment_dir, "cells", "sop", RESULT_FILE)))
+    steps = [step for step, _ in sop["curves"]["masked_lm_accuracy"]]
+    assert steps == list(range(10, TEST_SCALE.num_train_steps + 1, 10))
+
+
+def test_rerun_does_no_work(two_cell_experiment, tiny_model_file):
+    experiment_dir, _ = two_cell_experiment
+    results = [os.path.join(experiment_dir, "cells", c, RESULT_FILE) for c in TWO_CELLS]
+    before = [os.stat(path).st_mtime_ns for path in results]
+    checkpoints = sorted(os.listdir(os.path.join(experiment_dir, "cells", "sop", "pretrain")))
+    again = run_experiment(
+        "sentence_objective",
+        experiment_dir,
+        experiment_inputs(tiny_model_file),
+        TEST_SCALE,
+        only_cells=TWO_CELLS,
+        downstream=DOWNSTREAM,
+    )
+    assert again.ran == []
+    assert [os.stat(path).st_mtime_ns for path in results] == before
+    assert sorted(os.listdir(os.path.join(experiment_dir, "cells", "sop", "pretrain"))) == (
+        checkpoints
+    )
+
+
+def test_other_settings_in_the_same_directory_are_refused(two_cell_experiment, tiny_model_file):
+    experiment_dir, _ = two_cell_experiment
+    with pytest.raises(UserError, match="scale"):
+        run_experiment(
+            "sentence_objective",
+            experiment_dir,
+            experiment_inputs(tiny_model_file),
+            TEST_SCALE.replace(num_train_steps=7),
+            only_cells=TWO_CELLS,
+            downstream=DOWNSTREAM,
+        )
+
+
+def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
+    return [
+        sys.executable,
+        str(REPO_ROOT / "scripts" / "run_experiment.py"),
+        "--preset=sentence_objective",
+        "--scale=tiny",
+        f"--num_train_steps={TEST_SCALE.num_train_steps}",
+        f"--cells={TWO_CELLS[0]}",  # one cell: enough to kill, and quicker
+        f"--input_file={SAMPLE_TEXT}",
+        f"--eval_file={SAMPLE_TEXT}",
+        f"--spm_model_file={spm_model_file}",
+        f"--output_dir={experiment_dir}",
+        f"--downstream_task={DOWNSTREAM.task}",
+        f"--downstream_data_dir={DOWNSTREAM.data_dir}",
+        f"--downstream_max_train_examples={DOWNSTREAM.max_train_examples}",
+        f"--downstream_epochs={DOWNSTREAM.num_train_epochs}",
+    ]
+
+
+def _latest_step(workdir: str) -> int:
+    state = os.path.join(workdir, "checkpoint")
+    if not os.path.exists(state):
+        return 0
+    text = open(state, encoding="utf-8").read()
+    return int(text.split('"')[1].rsplit("-", 1)[1])
+
+
+def test_killed_mid_cell_then_rerun_gives_the_same_results(
+    two_cell_experiment, tiny_model_file, tmp_path
+):
+    reference_dir, _ = two_cell_experiment
+    experiment_dir = str(tmp_path / "exp")
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    command = _command(experiment_dir, tiny_model_file)
+    workdir = os.path.join(experiment_dir, "cells", TWO_CELLS[0], "pretrain")
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while _latest_step(workdir) == 0:
+            assert process.poll() is None, "the run ended before its first checkpoint"
+            assert time.monotonic() < deadline, "no checkpoint within 240 s"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.wait(timeout=60)
+    killed_at = _latest_step(workdir)
+    assert 0 < killed_at < TEST_SCALE.num_train_steps  # killed mid-training
+    assert not os.path.exists(os.path.join(workdir, "..", RESULT_FILE))
+
+    rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr[-2000:]
+    assert "Resumed from" in rerun.stderr
+
+    want = _read_csv(os.path.join(reference_dir, "results.csv"))[0]
+    (have,) = _read_csv(os.path.join(experiment_dir, "results.csv"))
+    assert have["resumed"] == "True" and want["resumed"] == "False"
+    for column in want.keys() - RUN_DEPENDENT:
+        assert have[column] == want[column], column
+
+
+def test_model_size_preset_needs_no_data(tmp_path):
+    result = run_experiment("model_size", str(tmp_path / "sizes"), None, SCALES["cpu"])
+    markdown = open(result.files[1], encoding="utf-8").read()
+    assert "| ALBERT-base | 768 | 12 | 128 | all_shared | 11,683,584 | 12M | 12M |" in markdown
+    assert "| BERT-base | 768 | 12 | 768 | not_shared | 109,081,344 | 108M | 108M |" in markdown
+
+
+def test_training_preset_without_inputs_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="input_file"):
+        run_experiment("sharing", str(tmp_path / "x"), None, SCALES["tiny"])

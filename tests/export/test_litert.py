@@ -1,0 +1,306 @@
+"""LiteRT export: every variant runs in ai-edge-litert, float32 == Keras, text-in ids ==
+AlbertTokenizer, the op check names Flex ops."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+pytest.importorskip("ai_edge_litert")
+
+from albert_tf.config import AlbertConfig  # noqa: E402
+from albert_tf.errors import UserError  # noqa: E402
+from albert_tf.export.litert import (  # noqa: E402
+    classifier_outputs,
+    convert,
+    encoder_outputs,
+    ids_model,
+    text_model,
+    write_model,
+)
+from albert_tf.export.litert_ops import check_ops, model_ops, unsupported_ops  # noqa: E402
+from albert_tf.export.litert_runner import LiteRtModel  # noqa: E402
+from albert_tf.export.litert_text import pack_dense  # noqa: E402
+from albert_tf.models import AlbertEncoder  # noqa: E402
+from albert_tf.models.classifier import AlbertClassifier  # noqa: E402
+from albert_tf.tokenization import AlbertTokenizer  # noqa: E402
+from albert_tf.tokenization.text_packing import pack_segments_reference  # noqa: E402
+from tests.conftest import SAMPLE_TEXT, TINY_ALBERT  # noqa: E402
+from tests.tokenization.conftest import HARD_STRINGS  # noqa: E402
+
+SEQ_LENGTH = 24
+FEATURES = ("input_word_ids", "input_mask", "input_type_ids")
+
+
+@pytest.fixture(scope="module")
+def lt_encoder() -> AlbertEncoder:
+    tf.keras.utils.set_random_seed(0)
+    return AlbertEncoder(AlbertConfig(**TINY_ALBERT))
+
+
+@pytest.fixture(scope="module")
+def lt_classifier(lt_encoder) -> AlbertClassifier:
+    model = AlbertClassifier(lt_encoder, num_outputs=3)
+    # A non-zero head bias, so that a model that dropped it would fail the comparison.
+    model.head.bias.assign([0.5, -0.25, 0.1])
+    return model
+
+
+@pytest.fixture(scope="module")
+def lt_tokenizer(tiny_model_file) -> AlbertTokenizer:
+    return AlbertTokenizer(tiny_model_file)
+
+
+@pytest.fixture(scope="module")
+def test_strings() -> list[str]:
+    """The tokenizer tests' sentences: every line of data/sample.txt and the hard cases."""
+    return SAMPLE_TEXT.read_text(encoding="utf-8").split("\n") + HARD_STRINGS
+
+
+def _random_features(batch: int, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(3, SEQ_LENGTH + 1, size=batch)
+    mask = (np.arange(SEQ_LENGTH)[None, :] < lengths[:, None]).astype(np.int32)
+    ids = rng.integers(5, TINY_ALBERT["vocab_size"], size=(batch, SEQ_LENGTH)) * mask
+    types = ((np.arange(SEQ_LENGTH)[None, :] >= lengths[:, None] // 2) * mask).astype(np.int32)
+    return {"input_word_ids": ids.astype(np.int32), "input_mask": mask, "input_type_ids": types}
+
+
+def _keras(model, features, outputs) -> dict[str, np.ndarray]:
+    tensors = {name: tf.constant(value) for name, value in features.items()}
+    return {k: np.asarray(v) for k, v in outputs(model(tensors, training=False)).items()}
+
+
+@pytest.mark.parametrize("batch_size", [1, 3])
+def test_ids_encoder_float32_equals_keras(lt_encoder, batch_size, tmp_path):
+    flatbuffer = ids_model(lt_encoder, SEQ_LENGTH, batch_size, outputs=encoder_outputs)
+    path = write_model(str(tmp_path / "encoder.tflite"), flatbuffer)
+    model = LiteRtModel(path)
+    assert model.batch_size == batch_size and not model.takes_text
+    assert not unsupported_ops(model.ops, allowed_custom_ops=frozenset())  # Builtin only.
+    features = _random_features(5)
+    got = model.run(**features)  # 5 rows through the fixed batch (last batch padded).
+    want = _keras(lt_encoder, features, encoder_outputs)
+    assert got["sequence_output"].shape == (5, SEQ_LENGTH, TINY_ALBERT["hidden_size"])
+    for name in ("pooled_output", "sequence_output"):
+        np.testing.assert_allclose(got[name], want[name], atol=1e-4, rtol=0)
+
+
+@pytest.mark.parametrize(("quantization", "atol"), [("float16", 1e-2), ("int8", 0.15)])
+def test_quantized_classifier_runs_close_to_keras(lt_classifier, quantization, atol):
+    float32 = ids_model(lt_classifier, SEQ_LENGTH, 2, outputs=classifier_outputs)
+    quantized = ids_model(lt_classifier, SEQ_LENGTH, 2, quantization, classifier_outputs)
+    assert len(quantized) < 0.75 * len(float32)
+    features = _random_features(4, seed=1)
+    got = LiteRtModel(quantized).run(**features)
+    want = _keras(lt_classifier, features, classifier_outputs)
+    np.testing.assert_allclose(got["logits"], want["logits"], atol=atol, rtol=0)
+    np.testing.assert_allclose(got["probabilities"].sum(-1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(got["label_ids"], got["logits"].argmax(-1))
+
+
+def test_text_in_ids_equal_albert_tokenizer(
+    lt_encoder, lt_tokenizer, tiny_model_file, test_strings
+):
+    flatbuffer = text_model(lt_encoder, tiny_model_file, SEQ_LENGTH, 8, outputs=encoder_outputs)
+    model = LiteRtModel(flatbuffer)
+    assert model.takes_text and "TFText>FastSentencepieceTokenize" in model.ops
+    assert not [op for op in model.ops if op.startswith("Flex")]
+    got = model.run_texts(test_strings)
+    want = [
+        pack_segments_reference(lt_tokenizer.encode(text), [], SEQ_LENGTH, 2, 3)
+        for text in test_strings
+    ]
+    for name in FEATURES:
+        mismatches = [
+            (text, got[name][i].tolist(), row[name])
+            for i, (text, row) in enumerate(zip(test_strings, want, strict=True))
+            if got[name][i].tolist() != row[name]
+        ]
+        assert not mismatches, mismatches[:3]
+    # Model outputs on those ids equal the Keras encoder's.
+    sample = {name: got[name][-len(HARD_STRINGS) :] for name in FEATURES}
+    want_outputs = _keras(lt_encoder, sample, encoder_outputs)
+    for name in ("pooled_output", "sequence_output"):
+        np.testing.assert_allclose(
+            got[name][-len(HARD_STRINGS) :], want_outputs[name], atol=1e-4, rtol=0
+        )
+
+
+def test_text_pair_classifier_int8(lt_classifier, lt_tokenizer, tiny_model_file):
+    flatbuffer = text_model(
+        lt_classifier, tiny_model_file, SEQ_LENGTH, 2, "int8", classifier_outputs, is_pair=True
+    )
+    model = LiteRtModel(flatbuffer)
+    long_text = " ".join(["the history of the valkyria series continues"] * 5)
+    texts_a = ["A man plays.", long_text, "Café NAÏVE [MASK]", ""]
+    texts_b = ["A person plays music.", "short", long_text, ""]
+    got = model.run_texts(texts_a, texts_b)
+    for i, (a, b) in enumerate(zip(texts_a, texts_b, strict=True)):
+        want = pack_segments_reference(
+            lt_tokenizer.encode(a), lt_tokenizer.encode(b), SEQ_LENGTH, 2, 3
+        )
+        for name in FEATURES:
+            assert got[name][i].tolist() == want[name], (a, b, name)
+    assert got["logits"].shape == (4, 3)
+    assert np.isfinite(got["logits"]).all()
+
+
+def test_pack_dense_equals_reference():
+    rng = np.random.default_rng(0)
+    lengths_a = [0, 1, 5, 30, 2, 11]
+    lengths_b = [0, 7, 30, 1, 0, 11]
+    values = [rng.integers(5, 99, size=n).tolist() for n in lengths_a + lengths_b]
+    rows_a, rows_b = values[: len(lengths_a)], values[len(lengths_a) :]
+
+    def pieces(rows):
+        splits = np.cumsum([0] + [len(row) for row in rows]).astype(np.int32)
+        flat = np.array(sum(rows, []), np.int32)
+        return tf.constant(flat), tf.constant(splits)
+
+    for seq_length in (3, 8, 16):
+        packed = pack_dense([pieces(rows_a), pieces(rows_b)], seq_length)
+        for i, (a, b) in enumerate(zip(rows_a, rows_b, strict=True)):
+            want = pack_segments_reference(a, b, seq_length, 2, 3)
+            for name in FEATURES:
+                assert packed[name][i].numpy().tolist() == want[name], (seq_length, i, name)
+
+
+def test_op_check_fails_on_flex_op():
+    def lower(text):
+        return {"lowered": tf.strings.lower(text)}
+
+    with pytest.raises(UserError, match="FlexStringLower"):
+        convert(lower, [tf.TensorSpec([1], tf.string)], [], where="lower")
+
+
+def test_op_check_lists_ops_and_rejects_unregistered_custom_ops(lt_encoder):
+    flatbuffer = ids_model(lt_encoder, SEQ_LENGTH, 1)
+    ops = check_ops(flatbuffer, "encoder", allowed_custom_ops=frozenset())
+    assert ops == model_ops(flatbuffer)
+    assert {"FULLY_CONNECTED", "GATHER"} <= set(ops)
+    assert unsupported_ops(["GATHER", "TFText>FastSentencepieceTokenize"], frozenset()) == [
+        "TFText>FastSentencepieceTokenize"
+    ]
+    with pytest.raises(UserError, match="unregistered custom ops RaggedGather"):
+        check_ops(_with_custom_op(flatbuffer, "RaggedGather"), "x", frozenset())
+
+
+def _with_custom_op(flatbuffer: bytes, name: str) -> bytes:
+    """The model with its first operator code turned into the custom op `name`."""
+    from ai_edge_litert import schema_py_generated as schema
+
+    model = schema.ModelT.InitFromObj(schema.Model.GetRootAs(flatbuffer, 0))
+    model.operatorCodes[0].builtinCode = schema.BuiltinOperator.CUSTOM
+    model.operatorCodes[0].deprecatedBuiltinCode = schema.BuiltinOperator.CUSTOM
+    model.operatorCodes[0].customCode = name
+    import flatbuffers
+
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def test_bad_arguments(lt_encoder, tmp_path):
+    with pytest.raises(UserError, match="unknown quantization 'int4'"):
+        ids_model(lt_encoder, SEQ_LENGTH, 1, "int4")
+    with pytest.raises(UserError, match="seq_length 2"):
+        ids_model(lt_encoder, 2, 1)
+    path = tmp_path / "exists.tflite"
+    path.write_bytes(b"x")
+    with pytest.raises(FileExistsError):
+        write_model(str(path), b"y")
+
+
+def _fake_run_dir(directory, classifier, spm_file) -> str:
+    """A fine-tuning output directory as run_classifier leaves it (no training needed)."""
+    import json
+    import shutil
+
+    directory.mkdir()
+    classifier.save(str(directory / "model.keras"))
+    shutil.copyfile(spm_file, directory / "spm.model")
+    task = {
+        "task": "mnli",
+        "problem": "classification",
+        "labels": ["a", "b", "c"],
+        "max_seq_length": SEQ_LENGTH,
+        "do_lower_case": False,
+        "is_pair": True,
+    }
+    (directory / "task.json").write_text(json.dumps(task), encoding="utf-8")
+    return str(directory)
+
+
+def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
+    import json
+
+    from albert_tf.export.litert_export import export_litert
+
+    run_dir = _fake_run_dir(tmp_path / "run", lt_classifier, tiny_model_file)
+    out = export_litert(
+        str(tmp_path / "litert"), run_dir, batch_sizes=[1, 2], quantizations=["float32"]
+    )
+    manifest = json.loads((tmp_path / "litert" / "litert.json").read_text())
+    assert manifest["seq_length"] == SEQ_LENGTH and manifest["labels"] == ["a", "b", "c"]
+    files = sorted(entry["file"] for entry in manifest["models"])
+    assert files == [f"classifier_{i}_float32_b{b}.tflite" for i in ("ids", "text") for b in (1, 2)]
+    text = next(e for e in manifest["models"] if e["file"] == "classifier_text_float32_b2.tflite")
+    assert text["inputs"] == ["text", "text_b"] and "label_ids" in text["outputs"]
+    model = LiteRtModel(f"{out}/classifier_text_float32_b2.tflite")
+    texts_a, texts_b = ["A Man plays", "x", "Y"], ["a person PLAYS music", "", "z"]
+    got = model.run_texts(texts_a, texts_b)  # Cased, as litert.json says.
+    assert model.do_lower_case is False
+    cased = AlbertTokenizer(tiny_model_file, do_lower_case=False)
+    for i, (a, b) in enumerate(zip(texts_a, texts_b, strict=True)):
+        want = pack_segments_reference(cased.encode(a), cased.encode(b), SEQ_LENGTH, 2, 3)
+        assert got["input_word_ids"][i].tolist() == want["input_word_ids"]
+    features = {name: got[name] for name in FEATURES}
+    want = _keras(lt_classifier, features, classifier_outputs)
+    np.testing.assert_allclose(got["logits"], want["logits"], atol=1e-4, rtol=0)
+    with pytest.raises(FileExistsError):
+        export_litert(out, run_dir, quantizations=["float32"], inputs=["ids"])
+
+
+def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
+    import subprocess
+    import sys
+
+    from albert_tf.export.encoder_bundle import save_encoder_bundle
+    from tests.conftest import REPO_ROOT
+
+    bundle = save_encoder_bundle(str(tmp_path / "bundle"), lt_encoder, tiny_model_file)
+    script = str(REPO_ROOT / "scripts" / "export_litert.py")
+    out = tmp_path / "litert"
+    args = [sys.executable, script, f"--source={bundle}", f"--output_dir={out}"]
+    done = subprocess.run(
+        [*args, "--quantizations=int8", "--inputs=text", "--seq_length=16"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(p.name for p in out.iterdir()) == ["encoder_text_int8_b1.tflite", "litert.json"]
+    result = LiteRtModel(str(out / "encoder_text_int8_b1.tflite")).run_texts(["hello world"])
+    assert result["sequence_output"].shape == (1, 16, TINY_ALBERT["hidden_size"])
+    bad = subprocess.run(
+        [*args, "--overwrite", "--quantizations=int4"], capture_output=True, text=True, check=False
+    )
+    assert bad.returncode == 2 and "error: unknown or no values ['int4']" in bad.stderr
+
+
+def test_mixed_precision_model_exports_in_float32(lt_classifier):
+    from albert_tf.export.litert import float32_model
+
+    encoder = AlbertEncoder(AlbertConfig(**TINY_ALBERT), dtype="mixed_bfloat16")
+    mixed = AlbertClassifier(encoder, num_outputs=3, dtype="mixed_bfloat16")
+    mixed.set_weights(lt_classifier.get_weights())
+    copy = float32_model(mixed)
+    assert copy is not mixed and copy.encoder.embeddings.dtype_policy.name == "float32"
+    assert float32_model(lt_classifier) is lt_classifier
+    # Without the float32 copy, bfloat16 math would be Flex ops and the op check would fail.
+    model = LiteRtModel(ids_model(mixed, SEQ_LENGTH, 2, outputs=classifier_outputs))
+    features = _random_features(2, seed=2)
+    got = model(**features)["logits"]
+    np.testing.assert_allclose(
+        got, _keras(lt_classifier, features, classifier_outputs)["logits"], atol=1e-4, rtol=0
+    )
