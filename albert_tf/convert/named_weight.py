@@ -15,10 +15,11 @@ import numpy as np
 
 @dataclasses.dataclass(frozen=True)
 class NamedWeight:
-    """One weight and its names; `variable` is None for an HF-only constant."""
+    """One weight and its names; `variable` is None for an HF-only constant, `hf_name` None for
+    a weight the HF architecture lacks (e.g. the pooler of a token classifier)."""
 
     tf1_name: str | None
-    hf_name: str
+    hf_name: str | None
     variable: keras.Variable | None
     hf_transpose: bool = False
     hf_constant: np.ndarray | None = None

@@ -18,8 +18,14 @@ from albert_tf.convert.classifier_head import SEQUENCE_CLASSIFICATION
 from albert_tf.convert.multiple_choice_head import MULTIPLE_CHOICE
 from albert_tf.convert.span_head import SPAN_QA
 from albert_tf.convert.task_head import TaskHead
+from albert_tf.convert.token_head import TOKEN_CLASSIFICATION
 
-TASK_HEADS: tuple[TaskHead, ...] = (SEQUENCE_CLASSIFICATION, SPAN_QA, MULTIPLE_CHOICE)
+TASK_HEADS: tuple[TaskHead, ...] = (
+    SEQUENCE_CLASSIFICATION,
+    SPAN_QA,
+    MULTIPLE_CHOICE,
+    TOKEN_CLASSIFICATION,
+)
 
 
 def task_head_for_model(model: keras.Model) -> TaskHead | None:

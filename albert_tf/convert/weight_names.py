@@ -30,6 +30,8 @@ Example:
 
 from __future__ import annotations
 
+import dataclasses
+
 import keras
 import numpy as np
 
@@ -169,7 +171,10 @@ def named_weights(model: keras.Model) -> list[NamedWeight]:
                 f"bert/encoder/transformer/group_{group}/inner_group_{inner}",
                 f"{hf}encoder.albert_layer_groups.{group}.albert_layers.{inner}",
             )
-    weights += dense_weights("bert/pooler/dense", f"{hf}pooler", encoder.pooler)
+    pooler = dense_weights("bert/pooler/dense", f"{hf}pooler", encoder.pooler)
+    if task_head is not None and not task_head.hf_pooler:
+        pooler = [dataclasses.replace(weight, hf_name=None) for weight in pooler]
+    weights += pooler
     if pretrainer is not None:
         weights += _head_weights(pretrainer)
     if task_head is not None:

@@ -5,8 +5,9 @@ Shared by every task family: `finetune_config.FinetuneConfig` (the common settin
 starts from: bundles, `.keras` files, pretraining checkpoints, converted HF / TF1 models),
 `training` (seed, strategy, precision, the optimizer recipe, `fit` with resumable callbacks,
 the `output_dir` layout) and `scalar_logger`. Task families: `classification` (GLUE and any
-TSV/CSV, sentence or pair, classification or regression), `multiple_choice` (RACE and
-generic JSONL/CSV).
+TSV/CSV, sentence or pair, classification or regression), `span_qa` (SQuAD 1.1/2.0),
+`multiple_choice` (RACE and generic JSONL/CSV) and `tagging` (token classification:
+CoNLL-style / JSONL files, IOB1/IOB2/IOBES, conlleval).
 """
 
 from albert_tf.lazy_exports import lazy_exports

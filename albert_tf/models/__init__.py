@@ -12,6 +12,7 @@ from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.models.pretraining_loss import pretraining_loss_and_metrics, pretraining_terms
 from albert_tf.models.sentence_order_head import AlbertSentenceOrderHead
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
+from albert_tf.models.token_classifier import AlbertTokenClassifier
 from albert_tf.models.transformer_block import AlbertTransformerBlock
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "AlbertMultipleChoice",
     "AlbertPretrainer",
     "AlbertSentenceOrderHead",
+    "AlbertTokenClassifier",
     "AlbertTransformerBlock",
     "AlbertSpanQA",
     "get_activation",

@@ -1,0 +1,86 @@
+"""Sentences -> `tf.data` windows for Keras, and the Keras model's tag ids per word.
+
+Training: batches of sentences are featurized in the input pipeline by `WordPieceAligner`
+(in-graph tokenization, windows), the windows are cached, shuffled every epoch and batched
+with a static shape. Prediction: each batch of sentences goes through the same aligner and the
+model, and the logits at each word's first piece are its prediction (`gather_word_logits`), so
+every word gets exactly one, windows or not.
+
+Example (illustration):
+    >>> dataset, num_windows = make_training_dataset(words, label_ids, aligner, 32, seed=1)
+    >>> model.fit(dataset, steps_per_epoch=num_windows // 32, epochs=3)
+    >>> predict_tag_ids(model, aligner, words, batch_size=64)  # [[tag id per word] per sentence]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
+
+_FEATURIZE_BATCH = 256  # Sentences featurized per call; amortizes the op overhead.
+
+
+def sentence_batches(
+    words: Sequence[Sequence[str]],
+    label_ids: Sequence[Sequence[int]] | None = None,
+    batch_size: int = _FEATURIZE_BATCH,
+) -> tf.data.Dataset:
+    """Ordered ragged batches of sentences (`words`, or `(words, labels)`)."""
+    columns = [tf.ragged.constant(words, dtype=tf.string, ragged_rank=1)]
+    if label_ids is not None:
+        columns.append(tf.ragged.constant(label_ids, dtype=tf.int32, ragged_rank=1))
+    dataset = tf.data.Dataset.from_tensor_slices(tuple(columns))
+    return dataset.ragged_batch(batch_size)
+
+
+def make_training_dataset(
+    words: Sequence[Sequence[str]],
+    label_ids: Sequence[Sequence[int]],
+    aligner: WordPieceAligner,
+    batch_size: int,
+    seed: int = 0,
+) -> tuple[tf.data.Dataset, int]:
+    """(repeating shuffled batches of `(features, label_ids)` windows, number of windows)."""
+
+    def featurize(words, labels):
+        features, _ = aligner(words, labels)
+        labels = features.pop("label_ids")
+        return features, labels
+
+    windows = sentence_batches(words, label_ids).map(featurize).unbatch().cache()
+    num_windows = int(windows.reduce(0, lambda count, _: count + 1))
+    dataset = windows.shuffle(num_windows, seed=seed, reshuffle_each_iteration=True).repeat()
+    dataset = dataset.batch(batch_size, drop_remainder=True)
+    return dataset.prefetch(tf.data.AUTOTUNE), num_windows
+
+
+def predict_tag_ids(
+    model: keras.Model,
+    aligner: WordPieceAligner,
+    words: Sequence[Sequence[str]],
+    batch_size: int,
+) -> list[np.ndarray]:
+    """The model's tag id for every word: one int array per sentence."""
+    ids_spec = tf.TensorSpec([None, aligner.seq_length], tf.int32)
+
+    @tf.function(input_signature=[{name: ids_spec for name in _INPUT_NAMES}])
+    def logits_of(features):
+        return tf.cast(model(features, training=False), tf.float32)
+
+    def featurize(words):
+        return aligner(words)
+
+    predictions: list[np.ndarray] = []
+    for features, alignment in sentence_batches(words, batch_size=batch_size).map(featurize):
+        word_logits = gather_word_logits(logits_of(features), alignment)
+        ids = tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
+        predictions.extend(row.numpy() for row in ids)
+    return predictions
+
+
+_INPUT_NAMES = ("input_word_ids", "input_mask", "input_type_ids")

@@ -1,0 +1,107 @@
+"""`export_tagger`: a fine-tuned tagger as a SavedModel that takes raw text or words.
+
+Signatures:
+
+* `tag(text)`: sentences `tf.string` [B] -> split at ASCII whitespace into words (as
+  `tf.strings.split`), one tag per word.
+* `tag_words(words, num_words)`: pre-split words as a padded `tf.string` [B, N] with each
+  row's word count int32 [B] (a SavedModel signature takes no ragged tensor; words past
+  `num_words` are ignored, so any padding value works).
+* `serving_default(input_word_ids, input_mask, input_type_ids)`: packed ids -> `logits`
+  [B, T, C] at every position (for callers that align pieces themselves).
+
+`tag` and `tag_words` return, padded to the longest sentence of the batch: `words` string
+[B, N] (padding ""), `tags` string [B, N] (padding ""), `tag_ids` int32 [B, N] (padding -1),
+`probabilities` float32 [B, N, C] and `num_words` int32 [B]. Long sentences are split into
+windows inside the graph (`WordPieceAligner`) and every word still gets exactly one tag.
+
+Loading needs `tensorflow` and `tensorflow_text` (import it first: it registers the
+SentencePiece and normalization ops), not albert_tf:
+
+    import tensorflow as tf, tensorflow_text  # noqa: F401
+    tagger = tf.saved_model.load(export_dir)
+    tagger.signatures["tag"](text=tf.constant(["Empire State Building = ESB"]))["tags"]
+
+Example (illustration):
+    >>> export_tagger("/tmp/ner_export", model, aligner, labels=("O", "B-PER", "I-PER"))
+    '/tmp/ner_export'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import tensorflow as tf
+
+from albert_tf.export.endpoints import export_endpoints
+from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
+from albert_tf.models.token_classifier import AlbertTokenClassifier
+
+_IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
+
+
+def tagger_endpoints(
+    model: AlbertTokenClassifier, aligner: WordPieceAligner, labels: Sequence[str]
+) -> dict:
+    """Signature name -> (function, input signature) of the module docstring."""
+    if len(labels) != model.num_labels:
+        raise ValueError(f"{len(labels)} labels for a model with {model.num_labels} tags.")
+    label_names = tf.constant(list(labels))
+
+    def tag_ragged(words: tf.RaggedTensor) -> dict[str, tf.Tensor]:
+        features, alignment = aligner(words)
+        logits = tf.cast(model(features, training=False), tf.float32)
+        word_logits = gather_word_logits(logits, alignment)
+        tag_ids = tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
+        return {
+            "words": words.to_tensor(""),
+            "tags": tf.gather(label_names, tag_ids).to_tensor(""),
+            "tag_ids": tag_ids.to_tensor(-1),
+            "probabilities": tf.ragged.map_flat_values(tf.nn.softmax, word_logits).to_tensor(0.0),
+            "num_words": tf.cast(words.row_lengths(), tf.int32),
+        }
+
+    def tag(text):
+        return tag_ragged(tf.strings.split(text))
+
+    def tag_words(words, num_words):
+        lengths = tf.minimum(tf.maximum(num_words, 0), tf.shape(words)[1])
+        return tag_ragged(tf.RaggedTensor.from_tensor(words, lengths=lengths))
+
+    def serve(input_word_ids, input_mask, input_type_ids):
+        features = {"input_word_ids": input_word_ids, "input_mask": input_mask}
+        features["input_type_ids"] = input_type_ids
+        return {"logits": tf.cast(model(features, training=False), tf.float32)}
+
+    return {
+        "tag": (tag, [tf.TensorSpec([None], tf.string)]),
+        "tag_words": (
+            tag_words,
+            [tf.TensorSpec([None, None], tf.string), tf.TensorSpec([None], tf.int32)],
+        ),
+        "serving_default": (serve, [_IDS_SPEC] * 3),
+    }
+
+
+def export_tagger(
+    export_dir: str,
+    model: AlbertTokenClassifier,
+    aligner: WordPieceAligner,
+    labels: Sequence[str],
+    overwrite: bool = False,
+) -> str:
+    """Saves the SavedModel (written to a temporary directory, renamed when complete).
+
+    Args:
+        export_dir: directory to create.
+        model: the fine-tuned tagger.
+        aligner: its word-piece aligner (tokenizer + windows at the training `max_seq_length`).
+        labels: tag names in id order.
+        overwrite: replace an existing `export_dir` once the new one is complete.
+
+    Returns:
+        `export_dir`.
+    """
+    endpoints = tagger_endpoints(model, aligner, labels)
+    aligner.tokenizer(tf.constant([""]))  # Export needs built layers.
+    return export_endpoints(export_dir, endpoints, [model, aligner.tokenizer], overwrite)

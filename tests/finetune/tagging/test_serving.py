@@ -1,0 +1,135 @@
+"""The tagging SavedModel tags exactly as the Keras model does, and loads without albert_tf."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_tf.finetune.tagging.datasets import predict_tag_ids
+from albert_tf.finetune.tagging.serving import export_tagger
+from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
+from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+from tests.finetune.tagging.conftest import SENTENCES, SEQ_LENGTH
+
+# Short, unseen, empty, a zero-piece word and one sentence longer than a window.
+WORDS = [words for words, _ in SENTENCES] + [
+    ["café", "in", "new", "york", "\u200b", "[MASK]"],
+    [],
+    ("john lives in paris and mary smith went to new york " * 3).split(),
+]
+
+
+@pytest.fixture(scope="module")
+def keras_tagger(tagging_run):
+    output_dir, results = tagging_run
+    task = json.load(open(os.path.join(output_dir, "task.json")))
+    model = keras.saving.load_model(os.path.join(output_dir, "model.keras"))
+    tokenizer = AlbertTextTokenizer(
+        proto=os.path.join(output_dir, "spm.model"), do_lower_case=task["do_lower_case"]
+    )
+    aligner = WordPieceAligner(tokenizer, task["max_seq_length"])
+    return model, aligner, task["labels"], results["saved_model"]
+
+
+def padded(sentences):
+    width = max(len(words) for words in sentences)
+    return (
+        tf.constant([words + ["<pad>"] * (width - len(words)) for words in sentences]),
+        tf.constant([len(words) for words in sentences], tf.int32),
+    )
+
+
+def decoded(outputs, index):
+    count = int(outputs["num_words"][index])
+    return [tag.decode() for tag in outputs["tags"].numpy()[index][:count]]
+
+
+def test_tag_words_equals_keras(keras_tagger):
+    model, aligner, labels, export_dir = keras_tagger
+    assert len(WORDS[-1]) > SEQ_LENGTH  # More pieces than one window holds.
+    expected = predict_tag_ids(model, aligner, WORDS, batch_size=3)
+    assert len(set(np.concatenate(expected).tolist())) >= 3, "a trivial tagger proves little"
+    served = tf.saved_model.load(export_dir)
+    assert set(served.signatures) == {"serving_default", "tag", "tag_words"}
+    words, num_words = padded(WORDS)
+    outputs = served.signatures["tag_words"](words=words, num_words=num_words)
+    assert outputs["num_words"].numpy().tolist() == [len(words) for words in WORDS]
+    for index, ids in enumerate(expected):
+        count = len(WORDS[index])
+        np.testing.assert_array_equal(outputs["tag_ids"].numpy()[index][:count], ids)
+        assert (outputs["tag_ids"].numpy()[index][count:] == -1).all()
+        assert decoded(outputs, index) == [labels[i] for i in ids]
+        probabilities = outputs["probabilities"].numpy()[index][:count]
+        np.testing.assert_allclose(probabilities.sum(axis=-1), 1.0, atol=1e-5)
+        np.testing.assert_array_equal(probabilities.argmax(axis=-1), ids)
+
+
+def test_tag_text_splits_at_whitespace(keras_tagger):
+    model, aligner, labels, export_dir = keras_tagger
+    texts = [" ".join(words) for words in WORDS[:4]] + ["  john\tlives  in\nparis "]
+    sentences = [text.split() for text in texts]
+    expected = predict_tag_ids(model, aligner, sentences, batch_size=8)
+    outputs = tf.saved_model.load(export_dir).signatures["tag"](text=tf.constant(texts))
+    for index, ids in enumerate(expected):
+        count = len(sentences[index])
+        assert [w.decode() for w in outputs["words"].numpy()[index][:count]] == sentences[index]
+        assert decoded(outputs, index) == [labels[i] for i in ids]
+
+
+def test_serving_default_logits_equal_keras(keras_tagger):
+    model, aligner, _, export_dir = keras_tagger
+    features, _ = aligner(tf.ragged.constant(WORDS[:3], dtype=tf.string, ragged_rank=1))
+    expected = model.predict(features, verbose=0)
+    logits = tf.saved_model.load(export_dir).signatures["serving_default"](**features)["logits"]
+    np.testing.assert_allclose(logits.numpy(), expected, atol=1e-5, rtol=0)
+
+
+_FRESH_PROCESS = textwrap.dedent(
+    """
+    import json, sys
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the SentencePiece ops)
+    tagger = tf.saved_model.load(sys.argv[1])
+    out = tagger.signatures["tag"](text=tf.constant(json.loads(sys.argv[2])))
+    modules = sorted(m for m in sys.modules if m.startswith("albert_tf"))
+    print("RESULT" + json.dumps({"tags": out["tags"].numpy().astype(str).tolist(),
+                                 "modules": modules}))
+    """
+)
+
+
+def test_loads_with_only_tensorflow_and_tensorflow_text(keras_tagger, tmp_path):
+    _, _, _, export_dir = keras_tagger
+    texts = ["mary smith went to paris", "the film"]
+    expected = tf.saved_model.load(export_dir).signatures["tag"](text=tf.constant(texts))
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", _FRESH_PROCESS, export_dir, json.dumps(texts)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    line = next(line for line in result.stdout.splitlines() if line.startswith("RESULT"))
+    got = json.loads(line[len("RESULT") :])
+    assert got["modules"] == []
+    assert got["tags"] == expected["tags"].numpy().astype(str).tolist()
+
+
+def test_export_refuses_to_overwrite_and_checks_labels(keras_tagger, tmp_path):
+    model, aligner, labels, export_dir = keras_tagger
+    with pytest.raises(FileExistsError, match="already exists"):
+        export_tagger(export_dir, model, aligner, labels)
+    with pytest.raises(ValueError, match="2 labels for a model with 5 tags"):
+        export_tagger(str(tmp_path / "other"), model, aligner, ["O", "B-X"])
+    assert not os.path.exists(tmp_path / "other")
