@@ -121,11 +121,7 @@ def _resolve_aliases(state: dict[str, np.ndarray], weights, source: str) -> dict
 
 def hf_named_weights(model: keras.Model):
     """`named_weights` as the Hugging Face model has them (no pooler for some task heads)."""
-    weights = named_weights(model)
-    task_head = task_head_for_model(model)
-    if task_head is None or task_head.hf_pooler:
-        return weights
-    return [w for w in weights if not w.hf_name.startswith(f"{HF_BASE_PREFIX}pooler.")]
+    return [w for w in named_weights(model) if w.hf_name is not None]
 
 
 def load_hf_weights(
