@@ -412,7 +412,8 @@ def _remove_previous_output(options: BuilderOptions) -> None:
 
 def build_manifest(
     options: BuilderOptions,
-    encoder: SentenceEncoder,
+    tokenizer_sha256: str,
+    vocab_size: int,
     shard_counts: list[int],
     statistics: dict,
     seconds: float,
@@ -420,8 +421,8 @@ def build_manifest(
     """The manifest.json of a build (both builders)."""
     return {
         "options": dataclasses.asdict(options),
-        "tokenizer_sha256": encoder.model_sha256,
-        "vocab_size": encoder.vocab_size,
+        "tokenizer_sha256": tokenizer_sha256,
+        "vocab_size": vocab_size,
         "shards": [
             {"path": os.path.basename(p), "instances": c}
             for p, c in zip(options.shard_paths(), shard_counts, strict=True)
@@ -431,8 +432,8 @@ def build_manifest(
     }
 
 
-def no_instance_error(options: BuilderOptions) -> ValueError:
-    return ValueError(f"{options.input_file}: no instance could be built (documents too short?).")
+def no_instance_error(options: BuilderOptions) -> InputError:
+    return InputError(f"{options.input_file}: no instance could be built (documents too short?).")
 
 
 def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30.0) -> dict:
@@ -482,7 +483,12 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
         writer.abort()
         raise
     manifest = build_manifest(
-        options, encoder, writer.counts, statistics.as_dict(), time.monotonic() - start
+        options,
+        encoder.model_sha256,
+        encoder.vocab_size,
+        writer.counts,
+        statistics.as_dict(),
+        time.monotonic() - start,
     )
     manifest_path = options.manifest_path()
     with open(manifest_path + ".incomplete", "w", encoding="utf-8") as handle:

@@ -16,8 +16,10 @@ Example:
     >>> docs = [Document(("a .", "b ."), "x", 1), Document(("a .", "b ."), "x", 4),
     ...         Document(("c .", "a ."), "x", 7)]
     >>> dedup = Deduplicator(documents=True, lines=True)
-    >>> [d.sentences for d in dedup.filter(docs)], dict(dedup.counts)
-    ([('a .', 'b .'), ('c .',)], {'duplicate_documents': 1, 'duplicate_lines': 1})
+    >>> [d.sentences for d in dedup.filter(docs)]
+    [('a .', 'b .'), ('c .',)]
+    >>> dict(dedup.counts)
+    {'duplicate_documents': 1, 'duplicate_lines': 1, 'documents_emptied_by_line_dedup': 0}
 """
 
 from __future__ import annotations
@@ -57,6 +59,14 @@ def without_lines(document: Document, drop: Collection[int]) -> Document | None:
     return dataclasses.replace(document, sentences=kept) if kept else None
 
 
+def zero_counts(documents: bool, lines: bool) -> dict[str, int]:
+    """The counters of the enabled deduplications, at zero (so the manifest always has them)."""
+    names = ([DUPLICATE_DOCUMENTS] if documents else []) + (
+        [DUPLICATE_LINES, EMPTIED_DOCUMENTS] if lines else []
+    )
+    return dict.fromkeys(names, 0)
+
+
 class Deduplicator:
     """Streaming deduplication in input order; `counts` says how much was removed.
 
@@ -68,7 +78,7 @@ class Deduplicator:
     def __init__(self, documents: bool, lines: bool):
         self.documents = documents
         self.lines = lines
-        self.counts: collections.Counter = collections.Counter()
+        self.counts = collections.Counter(zero_counts(documents, lines))
         self._seen_documents: set[bytes] = set()
         self._seen_lines: set[bytes] = set()
 

@@ -69,6 +69,10 @@ class Document:
     line: int
 
 
+def empty_file_error(path: str) -> InputError:
+    return InputError(f"{path}: input file is empty; remove it from --input_file.")
+
+
 def _decoded_lines(
     path: str, on_decode_error: str, opener: Opener = _open_local
 ) -> Iterator[tuple[int, str]]:
@@ -94,7 +98,7 @@ def _decoded_lines(
                 line = raw.decode("utf-8", errors="replace")
             yield line_number, line.rstrip("\r\n")
     if line_number == 0:
-        raise InputError(f"{path}: input file is empty; remove it from --input_file.")
+        raise empty_file_error(path)
     if replaced:
         logging.warning("%s: %d lines had invalid UTF-8, replaced by U+FFFD.", path, replaced)
 
