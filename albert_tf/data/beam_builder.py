@@ -122,7 +122,7 @@ def check_output(options: BuilderOptions) -> None:
 
 
 def record_key(record: bytes, random_seed: int) -> bytes:
-    """The record's place in the global shuffle (a keyed hash: the seed changes the order)."""
+    """A serialized Example's place in the global shuffle (keyed hash: the seed matters)."""
     return hashlib.blake2b(record, digest_size=16, key=str(random_seed).encode()).digest()
 
 
@@ -254,8 +254,8 @@ class _ProcessBatches(beam.DoFn):
         self.instances.inc(len(records))
         yield beam.pvalue.TaggedOutput(_STATISTICS, statistics)
         shards = self.options.num_output_shards
-        for record in records:
-            key = record_key(record, self.options.random_seed)
+        for record in records:  # framed: 12 bytes of length and crc, the Example, 4 of crc
+            key = record_key(record[12:-4], self.options.random_seed)
             yield int.from_bytes(key[:8], "big") % shards, (key, record)
 
 
