@@ -222,3 +222,32 @@ def test_training_reads_beam_output(local_and_beam):
     assert first["masked_lm_positions"].shape == (8, PRED)
     assert (first["input_ids"][:, 0] == 2).all()
     assert np.isin(first["next_sentence_labels"], [0, 1]).all()
+
+
+def test_script_runs_beam_with_pipeline_options(tmp_path, corpus_files, small_model_file):
+    from tests.data.test_scripts import _run
+
+    common = [
+        f"--input_file={corpus_files}",
+        f"--spm_model_file={small_model_file}",
+        "--max_seq_length=64",
+        "--dupe_factor=1",
+        "--dedup_lines",
+    ]
+    beam = _run(
+        "create_pretraining_data.py",
+        *common,
+        f"--output_dir={tmp_path / 'beam'}",
+        "--runner=beam",
+        "--direct_num_workers=2",
+        "--direct_running_mode=multi_processing",
+    )
+    assert beam.returncode == 0, beam.stderr
+    manifest = json.loads((tmp_path / "beam" / "manifest.json").read_text())
+    assert manifest["beam"]["pipeline_options"][0] == "--runner=DirectRunner"
+    assert manifest["options"]["dedup_lines"] and "duplicate_lines" in manifest["statistics"]
+    local = _run("create_pretraining_data.py", *common, f"--output_dir={tmp_path / 'local'}")
+    assert local.returncode == 0, local.stderr
+    assert _multiset(tmp_path / "beam") == _multiset(tmp_path / "local")
+    typo = _run("create_pretraining_data.py", *common, f"--output_dir={tmp_path / 'x'}", "--dupe=2")
+    assert typo.returncode == 2 and "error: unknown flags ['--dupe=2']" in typo.stderr
