@@ -14,6 +14,7 @@ import pytest
 from albert_tf.data.beam_builder import build_pretraining_data_beam, record_key
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.data.documents import InputError
+from albert_tf.tokenization.train import train_sentencepiece
 
 SEQ, PRED, SHARDS = 64, 10, 3
 IN_MEMORY = ["--runner=DirectRunner"]
@@ -202,6 +203,13 @@ def test_bad_input(tmp_path, small_model_file, sample_text_path):
                 _options(str(path), small_model_file, tmp_path / "o2"), IN_MEMORY
             )
         assert os.listdir(tmp_path / "o2") == [] if (tmp_path / "o2").exists() else True
+    plain_model = train_sentencepiece(
+        [str(sample_text_path)], str(tmp_path / "plain"), vocab_size=300, control_symbols=()
+    )
+    with pytest.raises(ValueError, match=r"plain\.model: id 2 is .*expected '\[CLS\]'"):
+        build_pretraining_data_beam(
+            _options(str(sample_text_path), plain_model, tmp_path / "o3"), ["--runner=Nonexistent"]
+        )  # raised before the pipeline starts: the bogus runner is never reached
 
 
 def test_existing_output_is_refused(local_and_beam, corpus_files, small_model_file):
