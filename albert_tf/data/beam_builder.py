@@ -101,7 +101,11 @@ def local_model_file(path: str) -> str:
 def input_paths(options: BuilderOptions) -> list[str]:
     """The input files, in the local builder's order; missing and empty files raise here."""
     paths = expand_file_patterns(options.input_file, glob_fn=_match, error_type=InputError)
-    sizes = {m.path: m.size_in_bytes for m in FileSystems.match(paths)[0].metadata_list}
+    sizes = {
+        metadata.path: metadata.size_in_bytes
+        for result in FileSystems.match(paths)
+        for metadata in result.metadata_list
+    }
     for path in paths:
         if sizes.get(path, 1) == 0:
             raise empty_file_error(path)
