@@ -194,7 +194,7 @@ def test_bad_input(tmp_path, small_model_file, sample_text_path):
     blank = tmp_path / "blank.txt"
     blank.write_bytes(b"\n \n")
     for path, message in [
-        (empty, "input file is empty"),
+        (f"{bad},{empty}", "empty.txt: input file is empty"),
         (tmp_path / "no*.txt", "matches no file"),
         (blank, "No document"),
     ]:
