@@ -9,7 +9,8 @@ Beside the local builder, the Apache Beam pipeline (`beam_builder`) on the Direc
 in-memory (one process) and multi-processing with each of `--beam_workers` worker
 processes. "tree RSS" is the peak of the summed RSS of the run's whole process tree
 (sampled every 50 ms from /proc), which counts Beam's SDK worker processes; "CPU s" sums
-user+system time of the process and its children. Ratios of the runs print at the end.
+user+system time of the process and its children; "records" is a digest of the output's
+multiset of records (runs of one corpus and length must agree). Ratios print at the end.
 
     python benchmarks/bench_pretraining_data.py [--spm_model_file=...] [--parallelism=1,2]
         [--beam_workers=1,2] [--max_seq_length=128] [--noten_x] [--dupe_factor=1]
@@ -17,8 +18,11 @@ user+system time of the process and its children. Ratios of the runs print at th
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -93,6 +97,20 @@ def _tree_rss_bytes(root: int) -> int:
     return total
 
 
+def _records_digest(output_dir: str) -> str:
+    """Sha256 of the sorted record hashes: equal digests = the same multiset of records."""
+    hashes = []
+    for path in glob.glob(os.path.join(output_dir, "part-*.tfrecord")):
+        with open(path, "rb") as handle:
+            data = handle.read()
+        offset = 0
+        while offset < len(data):
+            (length,) = struct.unpack("<Q", data[offset : offset + 8])
+            hashes.append(hashlib.sha256(data[offset + 12 : offset + 12 + length]).digest())
+            offset += 16 + length
+    return hashlib.sha256(b"".join(sorted(hashes))).hexdigest()[:12]
+
+
 def _measure(options: dict) -> dict:
     env = dict(os.environ, PYTHONPATH=REPO_ROOT)
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -156,6 +174,7 @@ def main(argv):
     print(
         f"{'run':<24}{'instances':>10}{'seconds':>9}{'inst/s':>9}{'pieces/s':>11}"
         f"{'main RSS':>10}{'worker RSS':>12}{'tree RSS':>10}{'CPU s':>8}{'inst/CPU-s':>12}"
+        f"{'records':>14}"
     )
     seconds = {}
     for name, corpus, setting, length in runs:
@@ -167,12 +186,14 @@ def main(argv):
             options["parallelism"] = setting
         row = _measure(options)
         seconds[name] = row["seconds"]
+        digest = _records_digest(output_dir)
         print(
             f"{name:<24}{row['instances']:>10}{row['seconds']:>9.2f}"
             f"{row['instances'] / row['seconds']:>9.0f}{row['real_tokens'] / row['seconds']:>11.0f}"
             f"{row['main_rss_mb']:>8.0f}MB{row['worker_rss_mb']:>10.0f}MB"
             f"{row['tree_rss_mb']:>8.0f}MB"
-            f"{row['cpu_seconds']:>8.1f}{row['instances'] / row['cpu_seconds']:>12.0f}",
+            f"{row['cpu_seconds']:>8.1f}{row['instances'] / row['cpu_seconds']:>12.0f}"
+            f"{digest:>14}",
             flush=True,
         )
     _print_ratios(seconds)
