@@ -7,7 +7,7 @@ there is one implementation of the data algorithm; Beam only distributes it:
     input files ─ read each file as a unit ─> (file, batch in file) batches of documents
       [dedup: documents keyed by (file, document); GroupByKey per document/line hash,
        keep the first occurrence; regroup per file and batch]
-    ─ × dupe passes, Reshuffle ─> process_document_batch (spm loaded once per worker)
+    ─ Reshuffle ─> process_document_batch, every dupe pass (spm loaded once per worker)
     ─ records: key = keyed hash of the record, shard = key mod shards; GroupByKey per
       shard, sort by key (a deterministic global shuffle, as TFDS's Beam writer does),
       write `*.beam-<run>.incomplete` through Beam's filesystems
@@ -239,7 +239,8 @@ def _deduplicate(documents, options: BuilderOptions) -> tuple:
 
 
 class _ProcessBatches(beam.DoFn):
-    """`process_document_batch` on (dupe, batch key, documents); spm loaded once per worker."""
+    """`process_document_batch` on (batch key, documents), every dupe pass; spm loaded once
+    per worker. The dupes of a batch stay in one element: documents cross the runner once."""
 
     def __init__(self, options: BuilderOptions):
         self.options = options
@@ -251,8 +252,12 @@ class _ProcessBatches(beam.DoFn):
         model = local_model_file(self.options.spm_model_file)
         self.encoder = SentenceEncoder(model, self.options.do_lower_case, num_threads=1)
 
-    def process(self, task):
-        dupe, batch_key, documents = task
+    def process(self, keyed_batch):
+        batch_key, documents = keyed_batch
+        for dupe in range(self.options.dupe_factor):
+            yield from self._process(documents, dupe, batch_key)
+
+    def _process(self, documents, dupe, batch_key):
         records, _, statistics = process_document_batch(
             self.encoder, self.options, documents, dupe, batch_key
         )
@@ -369,12 +374,6 @@ def _documents_to_batches(files, options: BuilderOptions, counts: list):
     )
 
 
-def _expand_dupes(keyed_batch: tuple, dupe_factor: int) -> Iterator[tuple]:
-    batch_key, documents = keyed_batch
-    for dupe in range(dupe_factor):
-        yield dupe, batch_key, documents
-
-
 def add_build(pipeline: beam.Pipeline, options: BuilderOptions, paths: list[str], fields: dict):
     """Adds the whole build to `pipeline` (see the module docstring)."""
     counts: list = []
@@ -382,7 +381,6 @@ def add_build(pipeline: beam.Pipeline, options: BuilderOptions, paths: list[str]
     batches = _documents_to_batches(files, options, counts)
     processed = (
         batches
-        | "Dupes" >> beam.FlatMap(_expand_dupes, options.dupe_factor)
         | "SpreadBatches" >> beam.Reshuffle()
         | "Process"
         >> beam.ParDo(_ProcessBatches(options))
