@@ -60,9 +60,11 @@ from albert_tf.data.builder import (
     BuildStatistics,
     batch_documents,
     build_manifest,
+    check_output,
     no_document_error,
     no_instance_error,
     prediction_budget_warning,
+    previous_output,
     process_document_batch,
 )
 from albert_tf.data.documents import InputError, empty_file_error, read_file_documents
@@ -114,17 +116,8 @@ def input_paths(options: BuilderOptions) -> list[str]:
     return paths
 
 
-def check_output(options: BuilderOptions) -> None:
-    """Refuses an existing output (unless `overwrite`), as the local builder does."""
-    existing = [path for path in [*options.shard_paths(), options.manifest_path()]]
-    existing = [path for path in existing if FileSystems.exists(path)]
-    if options.output_dir is not None:
-        existing += _match(FileSystems.join(options.output_dir, "part-*.tfrecord"))
-    if existing and not options.overwrite:
-        raise FileExistsError(
-            f"Output already exists ({sorted(set(existing))[0]} ...); pass --overwrite to "
-            "replace it or choose another output."
-        )
+# The local builder's output checks, on Beam's filesystems.
+_FILESYSTEM = dict(exists=FileSystems.exists, glob_fn=_match, join=FileSystems.join)
 
 
 def record_key(record: bytes, random_seed: int) -> bytes:
@@ -352,10 +345,7 @@ class _Finalize(beam.DoFn):
 
 
 def _remove_previous_output(options: BuilderOptions) -> None:
-    stale = [options.manifest_path()]
-    if options.output_dir is not None:
-        stale += _match(FileSystems.join(options.output_dir, "part-*.tfrecord"))
-    stale = [path for path in stale if FileSystems.exists(path)]
+    stale = previous_output(options, **_FILESYSTEM)
     if stale:
         FileSystems.delete(stale)
 
@@ -441,7 +431,7 @@ def build_pretraining_data_beam(options: BuilderOptions, pipeline_args: list[str
         InputError: bad input (message names file and line); no manifest is written.
         FileExistsError: the output exists and `overwrite` is False.
     """
-    check_output(options)
+    check_output(options, **_FILESYSTEM)
     paths = input_paths(options)
     warning = prediction_budget_warning(
         options.max_seq_length, options.max_predictions_per_seq, options.masked_lm_prob

@@ -46,7 +46,7 @@ import multiprocessing
 import os
 import random
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -389,25 +389,33 @@ class _ShuffleBuffers:
             buffer.clear()
 
 
-def _check_output(options: BuilderOptions) -> None:
-    existing = [p for p in [*options.shard_paths(), options.manifest_path()] if os.path.exists(p)]
+def previous_output(
+    options: BuilderOptions,
+    exists: Callable[[str], bool] = os.path.exists,
+    glob_fn: Callable[[str], list[str]] = glob.glob,
+    join: Callable[[str, str], str] = os.path.join,
+) -> list[str]:
+    """The shards and manifest already there (the Beam builder passes its filesystems)."""
+    existing = [p for p in [*options.shard_paths(), options.manifest_path()] if exists(p)]
     if options.output_dir is not None:
-        existing += glob.glob(os.path.join(options.output_dir, "part-*.tfrecord"))
+        existing += glob_fn(join(options.output_dir, "part-*.tfrecord"))
+    return sorted(set(existing))
+
+
+def check_output(options: BuilderOptions, **filesystem) -> None:
+    """Refuses an existing output unless `overwrite`; `filesystem` as in `previous_output`."""
+    existing = previous_output(options, **filesystem)
     if existing and not options.overwrite:
         raise FileExistsError(
-            f"Output already exists ({sorted(set(existing))[0]} ...); pass --overwrite to "
+            f"Output already exists ({existing[0]} ...); pass --overwrite to "
             "replace it or choose another output."
         )
 
 
 def _remove_previous_output(options: BuilderOptions) -> None:
     """With overwrite: the old manifest and shards go before the new shards get their names."""
-    stale = [options.manifest_path()]
-    if options.output_dir is not None:
-        stale += glob.glob(os.path.join(options.output_dir, "part-*.tfrecord"))
-    for path in stale:
-        if os.path.exists(path):
-            os.remove(path)
+    for path in previous_output(options):
+        os.remove(path)
 
 
 def build_manifest(
@@ -443,7 +451,7 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
         InputError: bad input (message names file and line); nothing is left behind.
         FileExistsError: the output exists and `overwrite` is False.
     """
-    _check_output(options)
+    check_output(options)
     warning = prediction_budget_warning(
         options.max_seq_length, options.max_predictions_per_seq, options.masked_lm_prob
     )
