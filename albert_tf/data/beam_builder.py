@@ -52,7 +52,7 @@ from collections.abc import Iterable, Iterator
 import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
 
 from albert_tf.data import deduplication
 from albert_tf.data.builder import (
@@ -72,6 +72,8 @@ from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.file_patterns import expand_file_patterns
 
 _STATISTICS = "statistics"
+# Beam logs each string annotation (from __future__ import annotations) it cannot resolve.
+logging.getLogger("apache_beam.typehints.native_type_compatibility").setLevel(logging.WARNING)
 # Main outputs are key-value pairs; the hint stops Beam from inferring a union with the
 # tagged statistics output (which GroupByKey would reject).
 _PAIR = typing.Tuple[typing.Any, typing.Any]  # noqa: UP006 (Beam's type hints)
@@ -418,6 +420,22 @@ def _input_error_from_worker(error: Exception) -> InputError | None:
     return InputError(match.group(1).strip().split(" [while running")[0])
 
 
+def _pipeline(pipeline_args: list[str]) -> beam.Pipeline:
+    """A pipeline; the DirectRunner means its batch engine, the FnApiRunner, directly.
+
+    Beam 2.77's DirectRunner first tries the Prism runner, downloading its binary from
+    GitHub at run time, and falls back to the FnApiRunner without network; the FnApiRunner
+    is what honors --direct_num_workers and --direct_running_mode. Name PrismRunner to get
+    Prism.
+    """
+    options = PipelineOptions(list(pipeline_args))
+    if options.view_as(StandardOptions).runner in (None, "DirectRunner"):
+        from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+        return beam.Pipeline(runner=FnApiRunner(), options=options)
+    return beam.Pipeline(options=options)
+
+
 def build_pretraining_data_beam(options: BuilderOptions, pipeline_args: list[str]) -> dict:
     """Builds the pretraining TFRecords of `options` with Beam; returns the manifest.
 
@@ -449,7 +467,7 @@ def build_pretraining_data_beam(options: BuilderOptions, pipeline_args: list[str
         "pipeline_args": list(pipeline_args),
     }
     try:
-        with beam.Pipeline(options=PipelineOptions(list(pipeline_args))) as pipeline:
+        with _pipeline(pipeline_args) as pipeline:
             add_build(pipeline, options, paths, fields)
     except Exception as error:
         _remove_temporary_shards(options, fields["run_id"])

@@ -259,3 +259,13 @@ def test_script_runs_beam_with_pipeline_options(tmp_path, corpus_files, small_mo
     assert _multiset(tmp_path / "beam") == _multiset(tmp_path / "local")
     typo = _run("create_pretraining_data.py", *common, f"--output_dir={tmp_path / 'x'}", "--dupe=2")
     assert typo.returncode == 2 and "error: unknown flags ['--dupe=2']" in typo.stderr
+
+
+def test_direct_runner_is_the_fn_api_runner_without_a_prism_download():
+    from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
+    from albert_tf.data.beam_builder import _pipeline
+
+    assert isinstance(_pipeline(TWO_PROCESSES).runner, FnApiRunner)
+    assert isinstance(_pipeline([]).runner, FnApiRunner)
+    assert not isinstance(_pipeline(["--runner=PrismRunner"]).runner, FnApiRunner)
