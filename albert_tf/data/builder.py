@@ -9,8 +9,14 @@ random shard, and each shard has a bounded shuffle buffer (`shuffle_buffer_size`
 in total), so no list of the whole corpus's instances ever exists.
 
 Deterministic: every random draw of a batch comes from a generator seeded by
-(random_seed, dupe pass, batch index), and batches are formed from the input alone, so
-the output is byte-identical across runs and across `parallelism` settings.
+(random_seed, dupe pass, batch key), where the batch key is (index of the input file, index
+of the batch in that file): batches never span two files and are formed from the input
+alone, so the output is byte-identical across runs and across `parallelism` settings, and
+the Beam pipeline (`beam_builder`), which runs the same `process_document_batch` on the same
+batches, writes the same multiset of records.
+
+Optional exact deduplication (`dedup_documents`, `dedup_lines`; see `deduplication`)
+happens before batching; its counts go into the manifest's statistics.
 
 Safe: shards are written as `*.incomplete` and renamed at the end; the JSON manifest
 (flags, tokenizer sha256, counts, statistics) is written last; an existing output is
@@ -40,11 +46,12 @@ import multiprocessing
 import os
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from albert_tf.data.documents import Document, read_documents
+from albert_tf.data.deduplication import Deduplicator
+from albert_tf.data.documents import Document, InputError, Opener, read_file_documents
 from albert_tf.data.instances import InstanceOptions, assemble_instances, build_segment_pairs
 from albert_tf.data.masking import MaskingOptions, mask_instances
 from albert_tf.data.records import RecordShardWriter, serialize_examples_buffer
@@ -52,6 +59,7 @@ from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.tfrecord_framing import frame_buffer
 from albert_tf.data.tokenized_documents import tokenize_documents
 from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
+from albert_tf.file_patterns import expand_file_patterns
 
 MANIFEST_NAME = MANIFEST_FILE
 
@@ -89,6 +97,8 @@ class BuilderOptions:
     # Records held for shuffling, over all shards: memory is flat once it is full
     # (about 10 MB at length 128, 50 MB at 512); training shuffles again.
     shuffle_buffer_size: int = 10_000
+    dedup_documents: bool = False
+    dedup_lines: bool = False
 
     def __post_init__(self):
         if (self.output_dir is None) == (self.output_file is None):
@@ -167,6 +177,11 @@ class BuildStatistics:
             else:
                 self.counts[key] += int(value)
 
+    def merge(self, other: BuildStatistics) -> None:
+        self.counts.update(other.counts)
+        self.ngram_counts += other.ngram_counts
+        self.replacement_counts += other.replacement_counts
+
     def as_dict(self) -> dict:
         counts = dict(self.counts)
         instances = max(counts.get("instances", 0), 1)
@@ -185,8 +200,12 @@ class BuildStatistics:
         }
 
 
-def _batch_seed(random_seed: int, dupe: int, batch_index: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence([random_seed, dupe, batch_index])
+# (index of the input file, index of the batch within the file): names a batch stably.
+BatchKey = tuple[int, int]
+
+
+def _batch_seed(random_seed: int, dupe: int, batch_key: BatchKey) -> np.random.SeedSequence:
+    return np.random.SeedSequence([random_seed, dupe, *batch_key])
 
 
 def process_document_batch(
@@ -194,10 +213,13 @@ def process_document_batch(
     options: BuilderOptions,
     documents: list[Document],
     dupe: int,
-    batch_index: int,
+    batch_key: BatchKey,
 ) -> tuple[list[bytes], np.ndarray, dict]:
-    """One batch of documents -> (framed TFRecords in random order, their shards, counts)."""
-    seed = _batch_seed(options.random_seed, dupe, batch_index)
+    """One batch of documents -> (framed TFRecords in random order, their shards, counts).
+
+    The one implementation of tokenize, pair, mask and serialize, for both builders.
+    """
+    seed = _batch_seed(options.random_seed, dupe, batch_key)
     python_seed, numpy_seed = seed.spawn(2)
     rng = random.Random(int(python_seed.generate_state(1)[0]))
     np_rng = np.random.default_rng(numpy_seed)
@@ -245,20 +267,56 @@ def process_document_batch(
     return records, shards, statistics
 
 
-def document_batches(options: BuilderOptions) -> Iterator[list[Document]]:
-    """The input's documents in batches of about `batch_characters` characters."""
+def batch_documents(
+    documents: Iterable[Document], batch_characters: int
+) -> Iterator[list[Document]]:
+    """Documents (of one file) in batches of about `batch_characters` characters."""
     batch: list[Document] = []
     characters = 0
-    for document in read_documents(
-        options.input_file, options.input_format, options.on_decode_error
-    ):
+    for document in documents:
         batch.append(document)
         characters += sum(map(len, document.sentences))
-        if characters >= options.batch_characters:
+        if characters >= batch_characters:
             yield batch
             batch, characters = [], 0
     if batch:
         yield batch
+
+
+def no_document_error(paths: list[str]) -> InputError:
+    return InputError(f"No document in {paths}: the input holds only blank lines.")
+
+
+def document_batches(
+    options: BuilderOptions,
+    deduplicator: Deduplicator | None = None,
+    opener: Opener | None = None,
+) -> Iterator[tuple[BatchKey, list[Document]]]:
+    """(batch key, documents) of the whole input, in order; files are batched separately.
+
+    Raises:
+        InputError: missing or empty files, bad UTF-8 (strict), or no document at all.
+    """
+    paths = expand_file_patterns(options.input_file, error_type=InputError)
+    count = 0
+    for file_index, path in enumerate(paths):
+        reading = {} if opener is None else {"opener": opener}
+        documents = read_file_documents(
+            [path], options.input_format, options.on_decode_error, **reading
+        )
+        if deduplicator is not None:
+            documents = deduplicator.filter(documents)
+        for batch_index, batch in enumerate(batch_documents(documents, options.batch_characters)):
+            count += len(batch)
+            yield (file_index, batch_index), batch
+    if count == 0:
+        raise no_document_error(paths)
+
+
+def make_deduplicator(options: BuilderOptions) -> Deduplicator | None:
+    if not (options.dedup_documents or options.dedup_lines):
+        return None
+    return Deduplicator(options.dedup_documents, options.dedup_lines)
 
 
 _worker_encoder: SentenceEncoder | None = None
@@ -272,26 +330,33 @@ def _init_worker(options: BuilderOptions) -> None:
 
 
 def _run_in_worker(task):
-    documents, dupe, batch_index = task
-    return process_document_batch(_worker_encoder, _worker_options, documents, dupe, batch_index)
+    documents, dupe, batch_key = task
+    return process_document_batch(_worker_encoder, _worker_options, documents, dupe, batch_key)
 
 
-def _tasks(options: BuilderOptions) -> Iterator[tuple[list[Document], int, int]]:
+def _tasks(
+    options: BuilderOptions, dedup_counts: collections.Counter
+) -> Iterator[tuple[list[Document], int, BatchKey]]:
     for dupe in range(options.dupe_factor):  # one streaming pass over the input per dupe
-        for batch_index, documents in enumerate(document_batches(options)):
-            yield documents, dupe, batch_index
+        deduplicator = make_deduplicator(options)
+        for batch_key, documents in document_batches(options, deduplicator):
+            yield documents, dupe, batch_key
+        if deduplicator is not None and dupe == 0:  # every pass removes the same
+            dedup_counts.update(deduplicator.counts)
 
 
-def _results(options: BuilderOptions, encoder: SentenceEncoder) -> Iterator[tuple]:
+def _results(
+    options: BuilderOptions, encoder: SentenceEncoder, dedup_counts: collections.Counter
+) -> Iterator[tuple]:
     """Batch results in input order; up to 2 * parallelism batches in flight."""
     if options.parallelism == 1:
-        for documents, dupe, batch_index in _tasks(options):
-            yield process_document_batch(encoder, options, documents, dupe, batch_index)
+        for documents, dupe, batch_key in _tasks(options, dedup_counts):
+            yield process_document_batch(encoder, options, documents, dupe, batch_key)
         return
     context = multiprocessing.get_context("spawn")  # fork is unsafe once TF threads exist
     with context.Pool(options.parallelism, _init_worker, (options,)) as pool:
         pending: collections.deque = collections.deque()
-        for task in _tasks(options):
+        for task in _tasks(options, dedup_counts):
             pending.append(pool.apply_async(_run_in_worker, (task,)))
             if len(pending) >= 2 * options.parallelism:
                 yield pending.popleft().get()
@@ -325,25 +390,59 @@ class _ShuffleBuffers:
             buffer.clear()
 
 
-def _check_output(options: BuilderOptions) -> None:
-    existing = [p for p in [*options.shard_paths(), options.manifest_path()] if os.path.exists(p)]
+def previous_output(
+    options: BuilderOptions,
+    exists: Callable[[str], bool] = os.path.exists,
+    glob_fn: Callable[[str], list[str]] = glob.glob,
+    join: Callable[[str, str], str] = os.path.join,
+) -> list[str]:
+    """The shards and manifest already there (the Beam builder passes its filesystems)."""
+    existing = [p for p in [*options.shard_paths(), options.manifest_path()] if exists(p)]
     if options.output_dir is not None:
-        existing += glob.glob(os.path.join(options.output_dir, "part-*.tfrecord"))
+        existing += glob_fn(join(options.output_dir, "part-*.tfrecord"))
+    return sorted(set(existing))
+
+
+def check_output(options: BuilderOptions, **filesystem) -> None:
+    """Refuses an existing output unless `overwrite`; `filesystem` as in `previous_output`."""
+    existing = previous_output(options, **filesystem)
     if existing and not options.overwrite:
         raise FileExistsError(
-            f"Output already exists ({sorted(set(existing))[0]} ...); pass --overwrite to "
+            f"Output already exists ({existing[0]} ...); pass --overwrite to "
             "replace it or choose another output."
         )
 
 
 def _remove_previous_output(options: BuilderOptions) -> None:
     """With overwrite: the old manifest and shards go before the new shards get their names."""
-    stale = [options.manifest_path()]
-    if options.output_dir is not None:
-        stale += glob.glob(os.path.join(options.output_dir, "part-*.tfrecord"))
-    for path in stale:
-        if os.path.exists(path):
-            os.remove(path)
+    for path in previous_output(options):
+        os.remove(path)
+
+
+def build_manifest(
+    options: BuilderOptions,
+    tokenizer_sha256: str,
+    vocab_size: int,
+    shard_counts: list[int],
+    statistics: dict,
+    seconds: float,
+) -> dict:
+    """The manifest.json of a build (both builders)."""
+    return {
+        "options": dataclasses.asdict(options),
+        "tokenizer_sha256": tokenizer_sha256,
+        "vocab_size": vocab_size,
+        "shards": [
+            {"path": os.path.basename(p), "instances": c}
+            for p, c in zip(options.shard_paths(), shard_counts, strict=True)
+        ],
+        "statistics": statistics,
+        "seconds": seconds,
+    }
+
+
+def no_instance_error(options: BuilderOptions) -> InputError:
+    return InputError(f"{options.input_file}: no instance could be built (documents too short?).")
 
 
 def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30.0) -> dict:
@@ -353,7 +452,7 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
         InputError: bad input (message names file and line); nothing is left behind.
         FileExistsError: the output exists and `overwrite` is False.
     """
-    _check_output(options)
+    check_output(options)
     warning = prediction_budget_warning(
         options.max_seq_length, options.max_predictions_per_seq, options.masked_lm_prob
     )
@@ -364,13 +463,14 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
     for directory in {os.path.dirname(os.path.abspath(path)) for path in paths}:
         os.makedirs(directory, exist_ok=True)
     statistics = BuildStatistics(options.ngram)
+    dedup_counts: collections.Counter = collections.Counter()
     start = last_report = time.monotonic()
     writer = RecordShardWriter(paths)
     try:
         buffers = _ShuffleBuffers(
             writer, options.shuffle_buffer_size // len(paths), options.random_seed
         )
-        for records, shards, batch_statistics in _results(options, encoder):
+        for records, shards, batch_statistics in _results(options, encoder, dedup_counts):
             for record, shard in zip(records, shards.tolist(), strict=True):
                 buffers.add(shard, record)
             statistics.add(batch_statistics)
@@ -383,26 +483,22 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
                     statistics.counts["instances"] / (last_report - start),
                 )
         buffers.flush()
+        statistics.add(dedup_counts)
         if statistics.counts["instances"] == 0:
-            raise ValueError(
-                f"{options.input_file}: no instance could be built (documents too short?)."
-            )
+            raise no_instance_error(options)
         _remove_previous_output(options)
         writer.commit()
     except BaseException:
         writer.abort()
         raise
-    manifest = {
-        "options": dataclasses.asdict(options),
-        "tokenizer_sha256": encoder.model_sha256,
-        "vocab_size": encoder.vocab_size,
-        "shards": [
-            {"path": os.path.basename(p), "instances": c}
-            for p, c in zip(paths, writer.counts, strict=True)
-        ],
-        "statistics": statistics.as_dict(),
-        "seconds": time.monotonic() - start,
-    }
+    manifest = build_manifest(
+        options,
+        encoder.model_sha256,
+        encoder.vocab_size,
+        writer.counts,
+        statistics.as_dict(),
+        time.monotonic() - start,
+    )
     manifest_path = options.manifest_path()
     with open(manifest_path + ".incomplete", "w", encoding="utf-8") as handle:
         json.dump(manifest, handle, indent=2, sort_keys=True)

@@ -24,7 +24,8 @@ import dataclasses
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import BinaryIO
 
 from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns
@@ -40,6 +41,14 @@ _WIKITEXT_HEADING = re.compile(r"^ *(= ){2,}.*( =){2,} *$")
 _WIKITEXT_JOINS = ((" @-@ ", "-"), (" @,@ ", ","), (" @.@ ", "."))
 # Sentence ends are not marked in WikiText: split after a free-standing period.
 _WIKITEXT_SENTENCE_END = re.compile(r"(?<= \.) ")
+
+
+# Opens a file for binary reading; `apache_beam.io.filesystems.FileSystems.open` also fits.
+Opener = Callable[[str], BinaryIO]
+
+
+def _open_local(path: str) -> BinaryIO:
+    return open(path, "rb")
 
 
 class InputError(UserError):
@@ -60,13 +69,23 @@ class Document:
     line: int
 
 
-def _decoded_lines(path: str, on_decode_error: str) -> Iterator[tuple[int, str]]:
-    """Yields (line number, line without newline) of a UTF-8 file, checking the encoding."""
+def empty_file_error(path: str) -> InputError:
+    return InputError(f"{path}: input file is empty; remove it from --input_file.")
+
+
+def _decoded_lines(
+    path: str, on_decode_error: str, opener: Opener = _open_local
+) -> Iterator[tuple[int, str]]:
+    """Yields (line number, line without newline) of a UTF-8 file, checking the encoding.
+
+    Raises `InputError` on an empty file (before yielding anything).
+    """
     if on_decode_error not in DECODE_ERROR_MODES:
         raise ValueError(f"on_decode_error must be one of {DECODE_ERROR_MODES}.")
     replaced = 0
-    with open(path, "rb") as handle:
-        for line_number, raw in enumerate(handle, start=1):
+    line_number = 0
+    with opener(path) as handle:
+        for line_number, raw in enumerate(iter(handle.readline, b""), start=1):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as error:
@@ -78,17 +97,14 @@ def _decoded_lines(path: str, on_decode_error: str) -> Iterator[tuple[int, str]]
                 replaced += 1
                 line = raw.decode("utf-8", errors="replace")
             yield line_number, line.rstrip("\r\n")
+    if line_number == 0:
+        raise empty_file_error(path)
     if replaced:
         logging.warning("%s: %d lines had invalid UTF-8, replaced by U+FFFD.", path, replaced)
 
 
-def _check_not_empty(path: str) -> None:
-    if os.path.getsize(path) == 0:
-        raise InputError(f"{path}: input file is empty; remove it from --input_file.")
-
-
 def read_text_documents(
-    paths: Iterable[str], on_decode_error: str = "strict"
+    paths: Iterable[str], on_decode_error: str = "strict", opener: Opener = _open_local
 ) -> Iterator[Document]:
     """Streams documents from files in the original format (blank line between documents).
 
@@ -99,10 +115,9 @@ def read_text_documents(
         1
     """
     for path in paths:
-        _check_not_empty(path)
         sentences: list[str] = []
         start = 0
-        for line_number, line in _decoded_lines(path, on_decode_error):
+        for line_number, line in _decoded_lines(path, on_decode_error, opener):
             line = line.strip()
             if line:
                 if not sentences:
@@ -129,7 +144,7 @@ def split_wikitext_paragraph(paragraph: str) -> list[str]:
 
 
 def read_wikitext_documents(
-    paths: Iterable[str], on_decode_error: str = "strict"
+    paths: Iterable[str], on_decode_error: str = "strict", opener: Opener = _open_local
 ) -> Iterator[Document]:
     """Streams WikiText raw articles as documents of sentences (titles and headings dropped).
 
@@ -141,12 +156,11 @@ def read_wikitext_documents(
         'Homarus gammarus , known as '
     """
     for path in paths:
-        _check_not_empty(path)
         sentences: list[str] = []
         start = 0
         # A title is only known once the following line is seen to be blank: look one ahead.
         previous_blank, pending_title = True, None
-        for line_number, line in _decoded_lines(path, on_decode_error):
+        for line_number, line in _decoded_lines(path, on_decode_error, opener):
             blank = not line.strip()
             if pending_title is not None:
                 title_number, title_line = pending_title
@@ -177,6 +191,24 @@ def read_wikitext_documents(
             yield Document(tuple(sentences), path, start)
 
 
+def read_file_documents(
+    paths: Iterable[str],
+    input_format: str = "text",
+    on_decode_error: str = "strict",
+    opener: Opener = _open_local,
+) -> Iterator[Document]:
+    """The documents of the given files in `input_format` ("text" or "wikitext"), in order.
+
+    Example:
+        >>> len(list(read_file_documents(["data/sample.txt"]))) > 10
+        True
+    """
+    if input_format not in INPUT_FORMATS:
+        raise ValueError(f"input_format must be one of {INPUT_FORMATS}, got {input_format!r}.")
+    reader = read_text_documents if input_format == "text" else read_wikitext_documents
+    return reader(paths, on_decode_error, opener)
+
+
 def read_documents(
     patterns: str | Sequence[str], input_format: str = "text", on_decode_error: str = "strict"
 ) -> Iterator[Document]:
@@ -192,12 +224,9 @@ def read_documents(
     Raises:
         InputError: missing or empty files, bad UTF-8 (strict), or no document at all.
     """
-    if input_format not in INPUT_FORMATS:
-        raise ValueError(f"input_format must be one of {INPUT_FORMATS}, got {input_format!r}.")
     paths = expand_file_patterns(patterns, error_type=InputError)
-    reader = read_text_documents if input_format == "text" else read_wikitext_documents
     count = 0
-    for document in reader(paths, on_decode_error):
+    for document in read_file_documents(paths, input_format, on_decode_error):
         count += 1
         yield document
     if count == 0:
