@@ -23,7 +23,6 @@ from absl import flags, logging
 
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
-from albert_tf.data.documents import InputError
 from albert_tf.data.parallelism import available_cores
 from albert_tf.errors import UserError
 
