@@ -111,6 +111,12 @@ def _parse_flags(argv: list[str]) -> list[str]:
         sys.exit(USER_ERROR_EXIT_CODE)
 
 
+def _drop_tensorflow_info(record: logging.LogRecord) -> bool:
+    """False for an INFO (or lower) record logged from TensorFlow's own files."""
+    from_tensorflow = f"{os.sep}tensorflow{os.sep}" in record.pathname
+    return record.levelno >= logging.WARNING or not from_tensorflow
+
+
 def run(main: Callable[[list[str]], object]) -> None:
     """`absl.app.run(main)` with albert_tf's error convention (see the module docstring)."""
 
@@ -126,6 +132,8 @@ def run(main: Callable[[list[str]], object]) -> None:
     release_stderr()
     if _held_stderr is not None:
         # TensorFlow's Python-side INFO lines (signature renames, saver and asset notices)
-        # too, unless the user asked for TensorFlow's logs; its warnings still show.
+        # too, unless the user asked for TensorFlow's logs; its warnings still show. TF logs
+        # through its own logger and through absl's (which scripts use too: filter by file).
         logging.getLogger("tensorflow").setLevel(logging.WARNING)
+        logging.getLogger("absl").addFilter(_drop_tensorflow_info)
     app.run(guarded_main, flags_parser=_parse_flags)

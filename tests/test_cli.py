@@ -15,9 +15,16 @@ _SCRIPT = textwrap.dedent(
     import logging
     from albert_tf import cli
     import tensorflow as tf
+    from absl import logging as absl_logging
 
     def main(argv):
         logging.getLogger("tensorflow").info("a TensorFlow Python INFO line")
+        # TensorFlow's modules also log through absl (e.g. the signature renames).
+        path = "/venv/site-packages/tensorflow/python/saved_model/signature_serialization.py"
+        absl_logger = logging.getLogger("absl")
+        absl_logger.handle(absl_logger.makeRecord(
+            "absl", logging.INFO, path, 1, "a TensorFlow absl INFO line", None, None))
+        absl_logging.info("the script's own absl INFO line")
         logging.getLogger("tensorflow").warning("a TensorFlow Python warning")
         print("albert_tf output", float(tf.constant(1.0)))
 
@@ -39,6 +46,8 @@ def _run(env_changes: dict) -> str:
 def test_tensorflow_logs_are_quiet_by_default_and_shown_when_asked():
     quiet = _run({})
     assert "albert_tf output 1.0" in quiet and "a TensorFlow Python warning" in quiet
-    assert "INFO line" not in quiet and "I0000" not in quiet
+    assert "a TensorFlow Python INFO line" not in quiet and "I0000" not in quiet
+    assert "a TensorFlow absl INFO line" not in quiet
+    assert "the script's own absl INFO line" in quiet
     loud = _run({"TF_CPP_MIN_LOG_LEVEL": "0"})
-    assert "INFO line" in loud
+    assert "a TensorFlow Python INFO line" in loud and "a TensorFlow absl INFO line" in loud
