@@ -61,6 +61,9 @@ flags.DEFINE_integer(
 flags.DEFINE_bool("overwrite", False, "Replace an existing output.")
 flags.DEFINE_enum("input_format", "text", ["text", "wikitext"], "Input format.")
 flags.DEFINE_enum("on_decode_error", "strict", ["strict", "replace"], "Invalid UTF-8 handling.")
+flags.DEFINE_integer(
+    "batch_characters", 1_000_000, "Characters per batch of documents (the seeds depend on it)."
+)
 flags.DEFINE_bool("dedup_documents", False, "Drop exact duplicate documents (first kept).")
 flags.DEFINE_bool("dedup_lines", False, "Drop lines seen earlier in the corpus (first kept).")
 flags.DEFINE_string(
@@ -112,6 +115,7 @@ def main(argv):
         overwrite=FLAGS.overwrite,
         input_format=FLAGS.input_format,
         on_decode_error=FLAGS.on_decode_error,
+        batch_characters=FLAGS.batch_characters,
         dedup_documents=FLAGS.dedup_documents,
         dedup_lines=FLAGS.dedup_lines,
     )
