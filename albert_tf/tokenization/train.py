@@ -27,7 +27,9 @@ from collections.abc import Iterable, Iterator
 
 import sentencepiece as spm
 
+from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns
+from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.normalize import normalize_text
 
 # Ids 0..4, as in the released ALBERT models.
@@ -40,12 +42,17 @@ ORIGINAL_USER_SYMBOLS = ("(", ")", '"', "-", ".", "–", "£", "€")
 def _normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
     """Yields normalized non-empty lines of all files (blank lines separate documents)."""
     for path in files:
-        with open(path, encoding="utf-8") as handle:
-            for line_number, line in enumerate(handle, start=1):
+        with open(path, "rb") as handle:  # Decoded line by line, to name the bad line.
+            for line_number, raw_line in enumerate(handle, start=1):
                 try:
-                    normalized = normalize_text(line, do_lower_case=do_lower_case)
-                except Exception as error:  # pragma: no cover - defensive, names the line
-                    raise ValueError(f"{path}:{line_number}: cannot normalize: {error}") from error
+                    line = raw_line.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise UserError(
+                        f"not UTF-8 text ({error.reason} at byte {error.start} of the line)",
+                        where=f"{path}:{line_number}",
+                        fix="convert the file to UTF-8",
+                    ) from error
+                normalized = normalize_text(line, do_lower_case=do_lower_case)
                 if normalized:
                     yield normalized
 
@@ -58,7 +65,7 @@ def sample_lines(lines: Iterable[str], sample_size: int | None, seed: int) -> li
     if sample_size is None:
         return list(lines)
     if sample_size <= 0:
-        raise ValueError(f"sample_size must be positive or None, got {sample_size}.")
+        raise UserError(f"sample_size must be positive or None, got {sample_size}.")
     rng = random.Random(seed)
     reservoir: list[str] = []
     for index, line in enumerate(lines):
@@ -115,8 +122,24 @@ def train_sentencepiece(
     files = expand_file_patterns(input_files)
     sentences = sample_lines(_normalized_lines(files, do_lower_case), sample_size, seed)
     if not sentences:
-        raise ValueError(f"Input files {files} contain no text.")
+        raise UserError(f"Input files {files} contain no text.")
 
+    options = dict(
+        vocab_size=vocab_size,
+        control_symbols=list(control_symbols),
+        user_defined_symbols=list(user_defined_symbols),
+        character_coverage=character_coverage,
+        num_threads=num_threads,
+        **trainer_options,
+    )
+    with output_lock(model_prefix):
+        return _train(sentences, files, model_prefix, seed, options)
+
+
+def _train(
+    sentences: list[str], files: list[str], model_prefix: str, seed: int, options: dict
+) -> str:
+    """Trains under a temporary prefix, then renames (`.vocab` first, `.model` last)."""
     output_dir = os.path.dirname(os.path.abspath(model_prefix))
     os.makedirs(output_dir, exist_ok=True)
     temp_dir = tempfile.mkdtemp(prefix=".spm_train_", dir=output_dir)
@@ -127,20 +150,21 @@ def train_sentencepiece(
             sentence_iterator=iter(sentences),
             model_prefix=temp_prefix,
             model_type="unigram",
-            vocab_size=vocab_size,
             pad_id=0,
             unk_id=1,
             bos_id=-1,
             eos_id=-1,
-            control_symbols=list(control_symbols),
-            user_defined_symbols=list(user_defined_symbols),
-            character_coverage=character_coverage,
-            num_threads=num_threads,
             minloglevel=2,
-            **trainer_options,
+            **options,
         )
         os.replace(temp_prefix + ".vocab", model_prefix + ".vocab")
         os.replace(temp_prefix + ".model", model_prefix + ".model")
+    except RuntimeError as error:  # SentencePiece's trainer reports bad settings this way.
+        raise UserError(
+            f"SentencePiece training failed ({' '.join(str(error).split())})",
+            where=",".join(files),
+            fix="lower --vocab_size or train on more text",
+        ) from error
     finally:
         shutil.rmtree(temp_dir, ignore_errors=True)
     return model_prefix + ".model"

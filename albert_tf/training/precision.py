@@ -14,6 +14,8 @@ import functools
 
 import tensorflow as tf
 
+from albert_tf.errors import UserError
+
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 
 
@@ -27,7 +29,7 @@ def resolve_precision(precision: str, strategy: tf.distribute.Strategy | None = 
     True
     """
     if precision not in PRECISIONS:
-        raise ValueError(f"precision={precision!r}; choose one of {PRECISIONS}.")
+        raise UserError(f"precision={precision!r}; choose one of {PRECISIONS}.")
     if precision != "auto":
         return precision
     return "mixed_bfloat16" if _has_bf16_matrix_units(strategy) else "float32"

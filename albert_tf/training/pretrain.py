@@ -54,6 +54,7 @@ import tensorflow as tf
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.config import AlbertConfig
 from albert_tf.data.pretrain_input import check_records, find_unreadable_file, pretrain_dataset
+from albert_tf.errors import UserError
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
@@ -120,7 +121,7 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
 
 def _check_config(config: PretrainConfig, albert_config: AlbertConfig) -> None:
     if config.max_seq_length > albert_config.max_position_embeddings:
-        raise ValueError(
+        raise UserError(
             f"max_seq_length {config.max_seq_length} exceeds the model's "
             f"max_position_embeddings {albert_config.max_position_embeddings} "
             f"({config.albert_config_file})."
@@ -137,7 +138,7 @@ def _check_config(config: PretrainConfig, albert_config: AlbertConfig) -> None:
                     require_token_boundary=config.dynamic_masking and name == "input_file",
                 )
             except ValueError as e:
-                raise ValueError(f"--{name}: {e}") from e
+                raise UserError(f"--{name}: {e}") from e
 
 
 class _Run:
@@ -432,7 +433,7 @@ class _Run:
         except tf.errors.DataLossError as e:
             raise _name_unreadable_file(self.config.eval_file, e) from e
         if steps == 0:
-            raise ValueError(
+            raise UserError(
                 f"--eval_file {self.config.eval_file!r} holds fewer records than one eval batch "
                 f"({self.config.eval_batch_size}); lower --eval_batch_size."
             )
@@ -536,7 +537,7 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> str | None:
     if path.endswith(".keras"):
         loaded = keras.saving.load_model(path, compile=False)
         if getattr(loaded, "config", None) != encoder.config:
-            raise ValueError(
+            raise UserError(
                 f"--init_checkpoint {path}: its AlbertConfig differs from the model's; use the "
                 "albert_config.json it was trained with."
             )
@@ -545,7 +546,7 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> str | None:
         return None
     prefix = find_checkpoint(path)
     if prefix is None:
-        raise ValueError(
+        raise UserError(
             f"--init_checkpoint {path}: no checkpoint found (expected an encoder.keras file, a "
             "directory of checkpoints, or a ckpt-N prefix). Convert original TF1 ALBERT "
             "checkpoints with the export tools first."
@@ -582,12 +583,12 @@ def load_pretrained_weights(model: AlbertPretrainer, path: str) -> None:
         logging.info("Initialized the %s from %s.", name, prefix)
 
 
-def _name_unreadable_file(patterns: str, error: tf.errors.DataLossError) -> ValueError:
+def _name_unreadable_file(patterns: str, error: tf.errors.DataLossError) -> UserError:
     found = find_unreadable_file(patterns)
     if found is None:
-        return ValueError(f"Reading {patterns!r} failed: {error.message.strip()}")
+        return UserError(f"Reading {patterns!r} failed: {error.message.strip()}")
     path, reason = found
-    return ValueError(f"{path}: corrupt or truncated TFRecord file ({reason}); regenerate it.")
+    return UserError(f"{path}: corrupt or truncated TFRecord file ({reason}); regenerate it.")
 
 
 def _is_chief(strategy: tf.distribute.Strategy) -> bool:
