@@ -18,8 +18,9 @@ Examples:
 
 from __future__ import annotations
 
-from absl import app, flags
+from absl import flags
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.convert.convert import FORMATS, convert_checkpoint
 
 flags.DEFINE_enum("from", None, list(FORMATS), "Format of --input.")
@@ -42,22 +43,19 @@ def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
     heads = {"auto": None, "yes": True, "no": False}[values.heads]
-    try:
-        output = convert_checkpoint(
-            from_format=values["from"].value,
-            input_path=values.input,
-            to_format=values.to,
-            output_path=values.output,
-            config=values.config,
-            spm_model_file=values.spm_model_file,
-            overwrite=values.overwrite,
-            heads=heads,
-            do_lower_case=values.do_lower_case,
-        )
-    except (ValueError, FileNotFoundError, FileExistsError, ImportError) as e:
-        raise app.UsageError(str(e)) from e
+    output = convert_checkpoint(
+        from_format=values["from"].value,
+        input_path=values.input,
+        to_format=values.to,
+        output_path=values.output,
+        config=values.config,
+        spm_model_file=values.spm_model_file,
+        overwrite=values.overwrite,
+        heads=heads,
+        do_lower_case=values.do_lower_case,
+    )
     print(f"Wrote {output} ({values['from'].value} -> {values.to})")
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

@@ -10,12 +10,11 @@ Flags keep the original script's names and defaults. Example:
 from __future__ import annotations
 
 import json
-import sys
 
-from absl import app, flags, logging
+from absl import flags, logging
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
-from albert_tf.data.documents import InputError
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "Input text files: comma-separated globs.")
@@ -77,15 +76,11 @@ def main(argv):
         input_format=FLAGS.input_format,
         on_decode_error=FLAGS.on_decode_error,
     )
-    try:
-        manifest = build_pretraining_data(options, progress_seconds=10.0)
-    except (InputError, FileExistsError, FileNotFoundError, ValueError) as error:
-        logging.error("%s", error)
-        sys.exit(1)
+    manifest = build_pretraining_data(options, progress_seconds=10.0)
     print(json.dumps(manifest["statistics"], indent=2))
 
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file", "spm_model_file"])
     logging.set_verbosity(logging.INFO)
-    app.run(main)
+    cli.run(main)

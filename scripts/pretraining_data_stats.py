@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 
-from absl import app, flags
+from absl import flags
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.data.statistics import format_statistics, pretraining_data_statistics
 from albert_tf.file_patterns import expand_file_patterns
 
@@ -34,4 +35,4 @@ def main(argv):
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["input_file"])
-    app.run(main)
+    cli.run(main)

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 
-from absl import app, flags, logging
+from absl import flags, logging
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
 from albert_tf.training.precision import PRECISIONS
 from albert_tf.training.pretrain import train_and_evaluate
@@ -84,4 +85,4 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["output_dir", "albert_config_file"])
-    app.run(main)
+    cli.run(main)

@@ -12,7 +12,11 @@ import os
 import shutil
 import time
 
-from absl import app, flags, logging
+from absl import flags, logging
+
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf.errors import MissingInputError, UserError
+from albert_tf.output_lock import output_lock
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -41,15 +45,26 @@ def _done(start: float, what: str) -> None:
     print(f"    {what} ({time.perf_counter() - start:.1f} s)", flush=True)
 
 
-def split_corpus(input_file: str, eval_documents: int, workdir: str) -> tuple[str, str]:
-    """Writes the corpus's last `eval_documents` documents to eval.txt, the rest to train.txt."""
-    with open(input_file, encoding="utf-8") as f:
-        documents = [d.strip("\n") for d in f.read().split("\n\n") if d.strip()]
+def read_corpus(input_file: str, eval_documents: int) -> list[str]:
+    """The corpus's documents (blank-line separated), checked before anything is written."""
+    if not os.path.isfile(input_file):
+        raise MissingInputError("no such corpus file", where=input_file, fix="check --input_file")
+    try:
+        with open(input_file, encoding="utf-8") as f:
+            documents = [d.strip("\n") for d in f.read().split("\n\n") if d.strip()]
+    except UnicodeDecodeError as error:
+        raise UserError("not UTF-8 text", where=input_file, fix="convert it to UTF-8") from error
     if len(documents) <= eval_documents:
-        raise ValueError(
-            f"{input_file}: {len(documents)} documents; need more than --eval_documents="
-            f"{eval_documents} to hold some out for evaluation."
+        raise UserError(
+            f"{len(documents)} documents; need more than --eval_documents={eval_documents} to "
+            "hold some out for evaluation",
+            where=input_file,
         )
+    return documents
+
+
+def split_corpus(documents: list[str], eval_documents: int, workdir: str) -> tuple[str, str]:
+    """Writes the last `eval_documents` documents to eval.txt, the rest to train.txt."""
     paths = []
     for name, part in (
         ("train.txt", documents[:-eval_documents]),
@@ -78,6 +93,14 @@ def main(argv: list[str]) -> None:
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
 
+    total = time.perf_counter()
+    workdir = os.path.abspath(FLAGS.workdir)
+    documents = read_corpus(FLAGS.input_file, FLAGS.eval_documents)
+    with output_lock(workdir):
+        _run_pipeline(workdir, documents, total, tf)
+
+
+def _run_pipeline(workdir: str, documents: list[str], total: float, tf) -> None:
     from albert_tf.config import AlbertConfig
     from albert_tf.data.builder import BuilderOptions, build_pretraining_data
     from albert_tf.export.saved_model import export_saved_model
@@ -85,12 +108,10 @@ def main(argv: list[str]) -> None:
     from albert_tf.training.pretrain import train_and_evaluate
     from albert_tf.training.pretrain_config import PretrainConfig
 
-    total = time.perf_counter()
-    workdir = os.path.abspath(FLAGS.workdir)
     if os.path.exists(workdir):
         shutil.rmtree(workdir)
     os.makedirs(workdir)
-    train_txt, eval_txt = split_corpus(FLAGS.input_file, FLAGS.eval_documents, workdir)
+    train_txt, eval_txt = split_corpus(documents, FLAGS.eval_documents, workdir)
 
     start = _step("1/5 Tokenizer: SentencePiece unigram with the ALBERT id layout")
     spm_model = train_sentencepiece(
@@ -192,4 +213,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

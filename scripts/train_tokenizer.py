@@ -7,8 +7,9 @@ Example:
 
 from __future__ import annotations
 
-from absl import app, flags
+from absl import flags
 
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.tokenization.train import train_sentencepiece
 
 flags.DEFINE_string("input_files", None, "Comma-separated globs of text files.")
@@ -36,4 +37,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    app.run(main)
+    cli.run(main)

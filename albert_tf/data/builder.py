@@ -53,7 +53,7 @@ from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.tfrecord_framing import frame_buffer
 from albert_tf.data.tokenized_documents import tokenize_documents
 from albert_tf.disk_space import explain_disk_full
-from albert_tf.errors import ExistingOutputError
+from albert_tf.errors import ExistingOutputError, UserError
 from albert_tf.output_lock import output_lock
 
 MANIFEST_NAME = "manifest.json"
@@ -95,9 +95,9 @@ class BuilderOptions:
 
     def __post_init__(self):
         if (self.output_dir is None) == (self.output_file is None):
-            raise ValueError("Set exactly one of output_dir and output_file.")
+            raise UserError("set exactly one of --output_dir and --output_file")
         if self.dupe_factor < 1 or self.num_output_shards < 1 or self.parallelism < 1:
-            raise ValueError("dupe_factor, num_output_shards and parallelism must be >= 1.")
+            raise UserError("--dupe_factor, --num_output_shards and --parallelism must be >= 1")
         self.instance_options()  # validates
         self.masking_options()
 

@@ -63,7 +63,7 @@ class Document:
 def _decoded_lines(path: str, on_decode_error: str) -> Iterator[tuple[int, str]]:
     """Yields (line number, line without newline) of a UTF-8 file, checking the encoding."""
     if on_decode_error not in DECODE_ERROR_MODES:
-        raise ValueError(f"on_decode_error must be one of {DECODE_ERROR_MODES}.")
+        raise UserError(f"on_decode_error must be one of {DECODE_ERROR_MODES}.")
     replaced = 0
     with open(path, "rb") as handle:
         for line_number, raw in enumerate(handle, start=1):
@@ -193,7 +193,7 @@ def read_documents(
         InputError: missing or empty files, bad UTF-8 (strict), or no document at all.
     """
     if input_format not in INPUT_FORMATS:
-        raise ValueError(f"input_format must be one of {INPUT_FORMATS}, got {input_format!r}.")
+        raise UserError(f"input_format must be one of {INPUT_FORMATS}, got {input_format!r}.")
     paths = expand_file_patterns(patterns, error_type=InputError)
     reader = read_text_documents if input_format == "text" else read_wikitext_documents
     count = 0
