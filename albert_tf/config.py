@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Any
 
-from albert_tf.errors import UserError
+from albert_tf.errors import MissingInputError, UserError
 
 SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
 ACTIVATIONS = ("gelu", "gelu_new", "gelu_exact", "relu", "tanh", "linear")
@@ -145,6 +145,10 @@ class AlbertConfig:
                 values = json.load(f)
         except json.JSONDecodeError as e:
             raise UserError(f"{path}:{e.lineno}: not valid JSON ({e.msg}).") from e
+        except FileNotFoundError as e:
+            raise MissingInputError("no such config file", where=str(path)) from e
+        except UnicodeDecodeError as e:
+            raise UserError("not UTF-8 text", where=str(path), fix="fix the file") from e
         if not isinstance(values, dict):
             raise UserError(f"{path}: expected a JSON object of AlbertConfig fields.")
         try:
