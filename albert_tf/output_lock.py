@@ -134,11 +134,20 @@ class OutputLock:
 
 
 @contextlib.contextmanager
-def output_lock(output: str | None) -> Iterator[OutputLock | None]:
-    """Holds `OutputLock(output)` for the block; a no-op for None, "" and remote paths."""
+def output_lock(output: str | None, directory: bool = False) -> Iterator[OutputLock | None]:
+    """Holds `OutputLock(output)` for the block; a no-op for None, "" and remote paths.
+
+    With `directory`, an `output` that exists but is not a directory is refused first.
+    """
     if not output or "://" in os.fspath(output):
         yield None
         return
+    if directory and os.path.exists(output) and not os.path.isdir(output):
+        raise UserError(
+            f"output directory {output} is a file",
+            where=output,
+            fix="choose a directory (new or existing) for the output",
+        )
     lock = OutputLock(output)
     lock.acquire()
     try:

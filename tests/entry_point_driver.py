@@ -94,8 +94,9 @@ def run_cases(cases: list[dict]) -> list[dict]:
 
 
 if __name__ == "__main__":
-    with open(sys.argv[1], encoding="utf-8") as handle:
+    cases_file, results_file = sys.argv[1:3]  # Before the cases replace sys.argv.
+    with open(cases_file, encoding="utf-8") as handle:
         all_cases = json.load(handle)
     all_results = run_cases(all_cases)
-    with open(sys.argv[2], "w", encoding="utf-8") as handle:
+    with open(results_file, "w", encoding="utf-8") as handle:
         json.dump(all_results, handle, indent=1)

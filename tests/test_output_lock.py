@@ -89,3 +89,13 @@ def test_remote_and_empty_outputs_are_not_locked():
         assert lock is None
     with output_lock("") as lock:
         assert lock is None
+
+
+def test_directory_output_that_is_a_file_is_refused(tmp_path):
+    blocker = tmp_path / "out"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match="is a file"):
+        with output_lock(str(blocker), directory=True):
+            pass
+    with output_lock(str(blocker)):  # A file output (e.g. a record shard) may exist.
+        pass

@@ -362,7 +362,7 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
         DiskFullError: a shard could not be written (names it and the space needed).
     """
     output = options.output_dir or options.shard_paths()[0]
-    with output_lock(output):
+    with output_lock(output, directory=options.output_dir is not None):
         _check_output(options)
         if options.output_dir is None or os.path.exists(options.output_dir):
             return _build(options, options, progress_seconds)

@@ -105,7 +105,7 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
     # is reproducible (on deterministic kernels) and resumable bit for bit.
     keras.utils.set_random_seed(config.seed)
     # One job per output directory (the chief's lock; other workers write scratch copies).
-    with output_lock(workdir if _is_chief(strategy) else None):
+    with output_lock(workdir if _is_chief(strategy) else None, directory=True):
         return _train_and_evaluate(config, albert_config, strategy, workdir)
 
 

@@ -73,7 +73,7 @@ def run_classifier(config: ClassificationConfig, output_dir: str) -> dict[str, A
         UserError: bad data (names file and line), a tokenizer whose vocabulary differs from
             the encoder's, a label set that does not match the task, nothing to evaluate.
     """
-    with output_lock(output_dir):  # One job per output directory.
+    with output_lock(output_dir, directory=True):  # One job per output directory.
         return _run_classifier(config, output_dir)
 
 
