@@ -6,8 +6,9 @@ much space the write needed and how much is free, instead of an `OSError` or a T
 `ResourceExhaustedError` deep in a traceback.
 
 Recognized: `OSError` with errno ENOSPC (disk full), EDQUOT (quota) or EFBIG (file size limit,
-e.g. `ulimit -f`), and the TensorFlow errors its file system maps them to
-(`ResourceExhaustedError`, `OutOfRangeError`) raised while writing.
+e.g. `ulimit -f`), the TensorFlow errors its file system maps them to
+(`ResourceExhaustedError`, `OutOfRangeError`) raised while writing, and Rust writers'
+(safetensors) errors that carry one of these errno values.
 
 Example:
     >>> import errno
@@ -28,6 +29,8 @@ import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator
 
+import numpy as np
+
 from albert_tf.errors import DiskFullError
 
 _SPACE_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
@@ -37,6 +40,8 @@ def is_disk_full(error: BaseException) -> bool:
     """True for a write error caused by a full disk, a quota or a file size limit."""
     if isinstance(error, OSError) and error.errno in _SPACE_ERRNOS:
         return True
+    if any(f"(os error {code})" in str(error) for code in _SPACE_ERRNOS):
+        return True  # Rust writers (safetensors) report the errno in their message.
     tf = sys.modules.get("tensorflow")  # No TensorFlow loaded: no TensorFlow error either.
     if tf is None or not isinstance(error, tf.errors.OpError):
         return False
@@ -70,9 +75,12 @@ def free_bytes(path: str) -> int | None:
 
 def variables_bytes(variables: Iterable) -> int:
     """Bytes of the values of TensorFlow/Keras variables: what a checkpoint of them needs."""
+    import tensorflow as tf  # Loaded already: there are variables.
+
     total = 0
     for variable in variables:
-        total += int(variable.shape.num_elements() or 0) * variable.dtype.size
+        elements = int(np.prod(tuple(variable.shape), dtype=np.int64))
+        total += elements * tf.as_dtype(variable.dtype).size  # Keras dtypes are strings.
     return total
 
 
