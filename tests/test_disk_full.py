@@ -17,10 +17,8 @@ from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.errors import DiskFullError
 from albert_tf.export.saved_model import export_saved_model
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
-from albert_tf.training.pretrain import train_and_evaluate
 from tests.conftest import SAMPLE_TEXT, TINY_ALBERT
 from tests.disk_full import FailingFile, file_size_limit
-from tests.training.conftest import tiny_pretrain_config
 
 # Every tiny-model file written below is larger than this, so each write fails part-way.
 LIMIT = 4096
@@ -70,21 +68,6 @@ def test_record_shards_enospc_keeps_previous_shards(tmp_path, tiny_model_file, m
     _assert_names_path_and_space(raised.value, output_dir)
     assert _tree_digest(output_dir) == before  # Same shards and manifest, byte for byte.
     assert sorted(os.listdir(tmp_path)) == ["corpus.txt", "records"]
-
-
-def test_checkpoint_save_fails_part_way_previous_checkpoint_restores(
-    tmp_path, record_dir, albert_config_file
-):
-    workdir = str(tmp_path / "run")
-    config = tiny_pretrain_config(record_dir, albert_config_file, num_train_steps=3)
-    train_and_evaluate(config, workdir)
-    assert tf.train.latest_checkpoint(workdir).endswith("ckpt-3")
-    with file_size_limit(LIMIT), pytest.raises(DiskFullError) as raised:
-        train_and_evaluate(config.replace(num_train_steps=6), workdir)
-    _assert_names_path_and_space(raised.value, workdir)
-    assert tf.train.latest_checkpoint(workdir).endswith("ckpt-3")
-    metrics = train_and_evaluate(config.replace(num_train_steps=6), workdir)  # Space is back.
-    assert metrics["step"] == 6
 
 
 def test_export_fails_part_way_previous_export_loads(tmp_path, tiny_pretrainer, tiny_model_file):
