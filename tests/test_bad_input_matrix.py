@@ -343,11 +343,17 @@ def _snapshot(root) -> dict[str, tuple[int, int]]:
 
 
 @pytest.fixture(scope="module")
-def matrix(tmp_path_factory, inputs) -> dict[str, dict]:
-    """Runs every row in one driver subprocess; returns results and snapshots by row id."""
+def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
+    """Runs the selected rows in one driver subprocess; returns results by row id."""
+    selected = {
+        item.callspec.params["row"].id
+        for item in request.session.items
+        if "row" in getattr(getattr(item, "callspec", None), "params", {})
+    }
+    rows = [row for row in ROWS if row.id in selected]
     root = tmp_path_factory.mktemp("matrix")
     cases, placeholders = [], {}
-    for index, row in enumerate(ROWS):
+    for index, row in enumerate(rows):
         case_dir = root / f"case{index:03d}"
         case_dir.mkdir()
         values = {**inputs, "out": str(case_dir / "out")}
@@ -384,7 +390,7 @@ def matrix(tmp_path_factory, inputs) -> dict[str, dict]:
             "case_dir_after": os.listdir(placeholders[row.id][1]),
             "inputs_unchanged": inputs_unchanged,
         }
-        for row in ROWS
+        for row in rows
     }
 
 
