@@ -229,6 +229,7 @@ ROWS: list[Row] = [
             "do_train": "",
             "max_seq_length": "16",
             "train_batch_size": "2",
+            "do_eval": "",
         },
         _with_output(
             "output_dir",
@@ -238,6 +239,10 @@ ROWS: list[Row] = [
                 "wrong format (JSON for a TSV)": ({"train_file": "{config}"}, "{config}"),
                 "non-UTF-8": ({"train_file": "{latin1}"}, "{latin1}"),
                 "row without its label": ({"train_file": "{no_label_tsv}"}, "{no_label_tsv}"),
+                "missing dev file (found before training)": (
+                    {"dev_file": "{missing}.tsv"},
+                    "{missing}.tsv",
+                ),
                 "spm model without control symbols": (
                     {"spm_model_file": "{spm_no_control}"},
                     "{spm_no_control}",
@@ -306,6 +311,7 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         f"{text}\t{label}" for label, texts in ((0, _NEGATIVE), (1, _POSITIVE)) for text in texts
     ]
     _write(data_dir / "train.tsv", "\n".join(["sentence\tlabel", *rows]) + "\n")
+    _write(data_dir / "dev.tsv", "\n".join(["sentence\tlabel", *rows]) + "\n")
     _write(data_dir / "no_label.tsv", "sentence\tlabel\na fine film\t1\nno label here\n")
     return {
         "corpus": corpus,

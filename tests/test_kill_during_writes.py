@@ -124,6 +124,7 @@ def test_kill_during_finetuning_then_resume(tmp_path, tiny_model_file):
         "train_batch_size": 4,
         "num_train_epochs": 3.0,
         "do_train": True,
+        "do_eval": False,
     }
     output = str(tmp_path / "run")
     timing = _kill_child("finetune", {"config": config}, output)

@@ -173,6 +173,9 @@ class _Run:
             task = task.with_labels(infer_labels(train_file, task))
             logging.info("Labels inferred from %s: %s", task.train_file, list(task.labels))
         train_examples = read_examples(train_file, task)
+        if config.do_eval:  # Checked now: a bad dev file must not surface after training.
+            for file_name, _ in task.dev_files:
+                read_examples(data_path(config, file_name), task)
         if config.max_train_examples:
             train_examples = train_examples.take(config.max_train_examples)
         with strategy.scope():
