@@ -176,7 +176,9 @@ class AlbertServingModule(tf.Module):
         )
         valid = tf.ones_like(positions, tf.bool).to_tensor(False)
         gathered = positions.to_tensor(0)
-        logits = self._keras.masked_lm_head(sequence_output, gathered)
+        # tf.gather, not the head's take_along_axis: that one fails on a zero-size batch.
+        at_masks = tf.gather(sequence_output, gathered, batch_dims=1)
+        logits = self._keras.masked_lm_head(at_masks)
         scores, ids = tf.math.top_k(tf.nn.softmax(tf.cast(logits, tf.float32)), k=self._top_k)
         valid_k = tf.broadcast_to(valid[:, :, None], tf.shape(ids))
         return {
