@@ -89,14 +89,14 @@ def mean_pooled(sequence_output, input_mask):
 
 def main(argv: list[str]) -> None:
     del argv
-    # Imported here so that --help answers without loading TensorFlow.
+    total = time.perf_counter()
+    workdir = os.path.abspath(FLAGS.workdir)
+    documents = read_corpus(FLAGS.input_file, FLAGS.eval_documents)  # Checked first.
+    # Imported here so that --help and input errors answer without loading TensorFlow.
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
 
-    total = time.perf_counter()
-    workdir = os.path.abspath(FLAGS.workdir)
-    documents = read_corpus(FLAGS.input_file, FLAGS.eval_documents)
-    with output_lock(workdir):
+    with output_lock(workdir, directory=True):
         _run_pipeline(workdir, documents, total, tf)
 
 

@@ -259,6 +259,18 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
+        "run_quickstart.py",
+        {"workdir": "{out}"},
+        _with_output(
+            "workdir",
+            {
+                "missing file": ({"input_file": "{missing}.txt"}, "{missing}.txt"),
+                "empty file": ({"input_file": "{empty}"}, "{empty}"),
+                "non-UTF-8": ({"input_file": "{latin1}"}, "{latin1}"),
+            },
+        ),
+    ),
+    *_rows_of(
         "pretraining_data_stats.py",
         {"input_file": "{records}"},
         {
@@ -403,7 +415,7 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
 def test_matrix_size():
     scripts = {row.script for row in ROWS}
     print(f"bad-input matrix: {len(scripts)} entry points, {len(ROWS)} rows")
-    assert len(scripts) >= 7 and len(ROWS) >= 40
+    assert len(scripts) >= 8 and len(ROWS) >= 50
     assert len({row.id for row in ROWS}) == len(ROWS)
 
 
