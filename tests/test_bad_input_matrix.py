@@ -429,3 +429,27 @@ def test_bad_input(row: Row, matrix):
     assert row.offending.format(**result["values"]) in lines[0], stderr
     assert result["case_dir_after"] == [], result["case_dir_after"]  # No output, lock or temp.
     assert result["inputs_unchanged"]
+
+
+@pytest.mark.parametrize(
+    "script, args",
+    [
+        ("export_saved_model.py", ["--checkpoint={missing}.keras", "--spm_model_file={spm}"]),
+        ("run_quickstart.py", ["--input_file={missing}.txt"]),
+    ],
+)
+def test_real_command_line_prints_one_line(script, args, inputs, tmp_path):
+    """Outside the driver too: TensorFlow's start-up noise stays out of stderr."""
+    out = str(tmp_path / "out")
+    flags = [arg.format(**inputs) for arg in args]
+    flags.append(f"--{'export_dir' if script.startswith('export') else 'workdir'}={out}")
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / script), *flags],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=300,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
+    assert inputs["missing"] in result.stderr and os.listdir(tmp_path) == []

@@ -99,3 +99,25 @@ def test_directory_output_that_is_a_file_is_refused(tmp_path):
             pass
     with output_lock(str(blocker)):  # A file output (e.g. a record shard) may exist.
         pass
+
+
+def test_a_second_data_build_on_a_held_output_fails_and_writes_nothing(tmp_path, tiny_model_file):
+    from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+    from tests.conftest import SAMPLE_TEXT
+
+    output = str(tmp_path / "records")
+    holder = _start_holder(output)  # Stands for a first build still running.
+    try:
+        options = BuilderOptions(
+            input_file=str(SAMPLE_TEXT),
+            spm_model_file=tiny_model_file,
+            output_dir=output,
+            max_seq_length=32,
+            dupe_factor=1,
+        )
+        with pytest.raises(OutputLockedError, match=f"pid {holder.pid} "):
+            build_pretraining_data(options)
+        assert sorted(os.listdir(tmp_path)) == [".records.lock"]  # The holder's lock only.
+    finally:
+        holder.kill()
+        holder.wait()
