@@ -28,12 +28,14 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 
+from albert_tf.errors import ExistingOutputError
+
 
 def refuse_existing(path: str, overwrite: bool) -> None:
-    """Raises `FileExistsError` when `path` exists and `overwrite` is False."""
+    """Raises `ExistingOutputError` (a `FileExistsError`) when `path` exists, unless `overwrite`."""
     if os.path.lexists(path) and not overwrite:
-        raise FileExistsError(
-            f"{path} already exists; pass --overwrite (overwrite=True) to replace it."
+        raise ExistingOutputError(
+            f"{path} already exists; pass --overwrite (overwrite=True) to replace it"
         )
 
 

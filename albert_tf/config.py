@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Any
 
-from albert_tf.errors import UserError
+from albert_tf.errors import MissingInputError, UserError
 
 SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
 # "auto": the original TF1 layout, an embedding projection E -> H only when E != H;
@@ -94,24 +94,24 @@ class AlbertConfig:
         for name in positive:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"AlbertConfig.{name} must be a positive integer, got {value!r}.")
+                raise UserError(f"AlbertConfig.{name} must be a positive integer, got {value!r}.")
         if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
+            raise UserError(
                 f"AlbertConfig.hidden_size ({self.hidden_size}) must be divisible by "
                 f"num_attention_heads ({self.num_attention_heads})."
             )
         if self.num_hidden_layers % self.num_hidden_groups:
-            raise ValueError(
+            raise UserError(
                 f"AlbertConfig.num_hidden_layers ({self.num_hidden_layers}) must be divisible "
                 f"by num_hidden_groups ({self.num_hidden_groups})."
             )
         if self.hidden_act not in ACTIVATIONS:
-            raise ValueError(
+            raise UserError(
                 f"AlbertConfig.hidden_act {self.hidden_act!r} is not supported; "
                 f"use one of {ACTIVATIONS}."
             )
         if self.sharing not in SHARING_MODES:
-            raise ValueError(
+            raise UserError(
                 f"AlbertConfig.sharing {self.sharing!r} is unknown; use one of {SHARING_MODES}."
             )
         if self.embedding_projection not in EMBEDDING_PROJECTIONS:
@@ -122,9 +122,9 @@ class AlbertConfig:
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
             value = getattr(self, name)
             if not 0.0 <= value < 1.0:
-                raise ValueError(f"AlbertConfig.{name} must be in [0, 1), got {value!r}.")
+                raise UserError(f"AlbertConfig.{name} must be in [0, 1), got {value!r}.")
         if self.initializer_range <= 0:
-            raise ValueError(
+            raise UserError(
                 f"AlbertConfig.initializer_range must be positive, got {self.initializer_range!r}."
             )
 
@@ -163,13 +163,17 @@ class AlbertConfig:
             with open(path, encoding="utf-8") as f:
                 values = json.load(f)
         except json.JSONDecodeError as e:
-            raise ValueError(f"{path}:{e.lineno}: not valid JSON ({e.msg}).") from e
+            raise UserError(f"{path}:{e.lineno}: not valid JSON ({e.msg}).") from e
+        except FileNotFoundError as e:
+            raise MissingInputError("no such config file", where=str(path)) from e
+        except UnicodeDecodeError as e:
+            raise UserError("not UTF-8 text", where=str(path), fix="fix the file") from e
         if not isinstance(values, dict):
-            raise ValueError(f"{path}: expected a JSON object of AlbertConfig fields.")
+            raise UserError(f"{path}: expected a JSON object of AlbertConfig fields.")
         try:
             return cls.from_dict(values)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"{path}: {e}") from e
+            raise UserError(f"{path}: {e}") from e
 
     def to_json_string(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
@@ -206,7 +210,7 @@ class AlbertConfig:
     def preset(cls, name: str, **overrides: Any) -> AlbertConfig:
         """A named configuration from the paper; `overrides` replace fields."""
         if name not in PRESETS:
-            raise ValueError(f"Unknown preset {name!r}; choose one of {sorted(PRESETS)}.")
+            raise UserError(f"Unknown preset {name!r}; choose one of {sorted(PRESETS)}.")
         return cls(**{**PRESETS[name], **overrides})
 
 

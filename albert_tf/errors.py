@@ -33,3 +33,19 @@ class UserError(ValueError):
         self.where = where
         self.fix = fix
         super().__init__(", ".join(part for part in (what, where, fix) if part))
+
+
+class MissingInputError(UserError, FileNotFoundError):
+    """An input file or directory that does not exist (still a `FileNotFoundError`)."""
+
+
+class ExistingOutputError(UserError, FileExistsError):
+    """An output that exists already and may not be replaced (still a `FileExistsError`)."""
+
+
+class OutputLockedError(UserError):
+    """Another live job holds the output's lock (see `albert_tf.output_lock`)."""
+
+
+class DiskFullError(UserError, OSError):
+    """A write failed for lack of space; the message names the path and the space needed."""

@@ -16,6 +16,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable
 
+from albert_tf.errors import MissingInputError
 from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
 
 NO_MATCH_MESSAGE = "Input pattern {pattern!r} matches no file (cwd {cwd}); check the path."
@@ -26,7 +27,7 @@ def expand_file_patterns(
     patterns: str | Iterable[str],
     *,
     glob_fn: Callable[[str], list[str]] = glob.glob,
-    error_type: type[Exception] = FileNotFoundError,
+    error_type: type[Exception] = MissingInputError,
     no_match_message: str = NO_MATCH_MESSAGE,
 ) -> list[str]:
     """The files matched by comma-separated glob patterns (or a list of them), in order.

@@ -22,7 +22,7 @@ Examples:
 
 from __future__ import annotations
 
-from absl import app, flags
+from absl import flags
 
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.convert.convert import FORMATS, convert_checkpoint
@@ -50,20 +50,17 @@ def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
     heads = {"auto": None, "yes": True, "no": False}[values.heads]
-    try:
-        output = convert_checkpoint(
-            from_format=values["from"].value,
-            input_path=values.input,
-            to_format=values.to,
-            output_path=values.output,
-            config=values.config,
-            spm_model_file=values.spm_model_file,
-            overwrite=values.overwrite,
-            heads=heads,
-            do_lower_case=values.do_lower_case,
-        )
-    except (ValueError, FileNotFoundError, FileExistsError, ImportError) as e:
-        raise app.UsageError(str(e)) from e
+    output = convert_checkpoint(
+        from_format=values["from"].value,
+        input_path=values.input,
+        to_format=values.to,
+        output_path=values.output,
+        config=values.config,
+        spm_model_file=values.spm_model_file,
+        overwrite=values.overwrite,
+        heads=heads,
+        do_lower_case=values.do_lower_case,
+    )
     print(f"Wrote {output} ({values['from'].value} -> {values.to})")
 
 

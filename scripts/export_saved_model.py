@@ -11,8 +11,6 @@ Example:
 
 from __future__ import annotations
 
-import sys
-
 from absl import flags
 
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
@@ -40,19 +38,16 @@ flags.mark_flags_as_required(["checkpoint", "spm_model_file", "export_dir"])
 def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
-    try:
-        export_dir = export_saved_model(
-            values.export_dir,
-            values.checkpoint,
-            values.spm_model_file,
-            albert_config=values.albert_config_file,
-            seq_length=values.seq_length,
-            do_lower_case=values.do_lower_case,
-            top_k=values.top_k,
-            overwrite=values.overwrite,
-        )
-    except (FileNotFoundError, FileExistsError, ValueError) as error:
-        sys.exit(f"error: {error}")
+    export_dir = export_saved_model(
+        values.export_dir,
+        values.checkpoint,
+        values.spm_model_file,
+        albert_config=values.albert_config_file,
+        seq_length=values.seq_length,
+        do_lower_case=values.do_lower_case,
+        top_k=values.top_k,
+        overwrite=values.overwrite,
+    )
     print(f"Exported {export_dir}")
 
 

@@ -13,6 +13,7 @@ from absl import flags
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.data.statistics import format_statistics, pretraining_data_statistics
 from albert_tf.file_patterns import expand_file_patterns, without_build_manifests
+from albert_tf.tokenization.model_proto import MASK_ID, load_albert_model_proto
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", None, "TFRecord files: comma-separated globs.")
@@ -25,9 +26,8 @@ def main(argv):
     del argv
     mask_id = FLAGS.mask_id
     if FLAGS.spm_model_file:
-        import sentencepiece as spm
-
-        mask_id = spm.SentencePieceProcessor(model_file=FLAGS.spm_model_file).piece_to_id("[MASK]")
+        load_albert_model_proto(FLAGS.spm_model_file)  # Checks the ALBERT id layout.
+        mask_id = MASK_ID
     paths = without_build_manifests(expand_file_patterns(FLAGS.input_file))
     stats = pretraining_data_statistics(paths, mask_id=mask_id)
     print(json.dumps(stats, indent=2, default=str) if FLAGS.json else format_statistics(stats))

@@ -12,20 +12,11 @@ import os
 import shutil
 import time
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
-
-# isort: split
-import tensorflow as tf
-import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
 from absl import flags, logging
 
-from albert_tf.config import AlbertConfig
-from albert_tf.data.builder import BuilderOptions, build_pretraining_data
-from albert_tf.export.fill_mask_words import whole_word_candidates
-from albert_tf.export.saved_model import export_saved_model
-from albert_tf.tokenization.train import train_sentencepiece
-from albert_tf.training.pretrain import train_and_evaluate
-from albert_tf.training.pretrain_config import PretrainConfig
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf.errors import MissingInputError, UserError
+from albert_tf.output_lock import output_lock
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -54,15 +45,26 @@ def _done(start: float, what: str) -> None:
     print(f"    {what} ({time.perf_counter() - start:.1f} s)", flush=True)
 
 
-def split_corpus(input_file: str, eval_documents: int, workdir: str) -> tuple[str, str]:
-    """Writes the corpus's last `eval_documents` documents to eval.txt, the rest to train.txt."""
-    with open(input_file, encoding="utf-8") as f:
-        documents = [d.strip("\n") for d in f.read().split("\n\n") if d.strip()]
+def read_corpus(input_file: str, eval_documents: int) -> list[str]:
+    """The corpus's documents (blank-line separated), checked before anything is written."""
+    if not os.path.isfile(input_file):
+        raise MissingInputError("no such corpus file", where=input_file, fix="check --input_file")
+    try:
+        with open(input_file, encoding="utf-8") as f:
+            documents = [d.strip("\n") for d in f.read().split("\n\n") if d.strip()]
+    except UnicodeDecodeError as error:
+        raise UserError("not UTF-8 text", where=input_file, fix="convert it to UTF-8") from error
     if len(documents) <= eval_documents:
-        raise ValueError(
-            f"{input_file}: {len(documents)} documents; need more than --eval_documents="
-            f"{eval_documents} to hold some out for evaluation."
+        raise UserError(
+            f"{len(documents)} documents; need more than --eval_documents={eval_documents} to "
+            "hold some out for evaluation",
+            where=input_file,
         )
+    return documents
+
+
+def split_corpus(documents: list[str], eval_documents: int, workdir: str) -> tuple[str, str]:
+    """Writes the last `eval_documents` documents to eval.txt, the rest to train.txt."""
     paths = []
     for name, part in (
         ("train.txt", documents[:-eval_documents]),
@@ -78,6 +80,8 @@ def split_corpus(input_file: str, eval_documents: int, workdir: str) -> tuple[st
 
 def mean_pooled(sequence_output, input_mask):
     """Unit-length mean of the token vectors of each row (padding excluded)."""
+    import tensorflow as tf
+
     mask = tf.cast(input_mask, sequence_output.dtype)[:, :, None]
     mean = tf.reduce_sum(sequence_output * mask, axis=1) / tf.reduce_sum(mask, axis=1)
     return tf.math.l2_normalize(mean, axis=-1)
@@ -87,10 +91,28 @@ def main(argv: list[str]) -> None:
     del argv
     total = time.perf_counter()
     workdir = os.path.abspath(FLAGS.workdir)
+    documents = read_corpus(FLAGS.input_file, FLAGS.eval_documents)  # Checked first.
+    # Imported here so that --help and input errors answer without loading TensorFlow.
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
+
+    with output_lock(workdir, directory=True):
+        _run_pipeline(workdir, documents, total, tf)
+
+
+def _run_pipeline(workdir: str, documents: list[str], total: float, tf) -> None:
+    from albert_tf.config import AlbertConfig
+    from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+    from albert_tf.export.fill_mask_words import whole_word_candidates
+    from albert_tf.export.saved_model import export_saved_model
+    from albert_tf.tokenization.train import train_sentencepiece
+    from albert_tf.training.pretrain import train_and_evaluate
+    from albert_tf.training.pretrain_config import PretrainConfig
+
     if os.path.exists(workdir):
         shutil.rmtree(workdir)
     os.makedirs(workdir)
-    train_txt, eval_txt = split_corpus(FLAGS.input_file, FLAGS.eval_documents, workdir)
+    train_txt, eval_txt = split_corpus(documents, FLAGS.eval_documents, workdir)
 
     start = _step("1/5 Tokenizer: SentencePiece unigram with the ALBERT id layout")
     spm_model = train_sentencepiece(

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from albert_tf.config import LAYER_NORM_EPSILON, AlbertConfig
+from albert_tf.errors import UserError
 
 _TO_HF_ACTIVATION = {
     "gelu": "gelu_new",
@@ -86,7 +87,7 @@ def hf_group_of_layer(config: AlbertConfig, layer_index: int) -> int:
 def check_hf_compatible(config: AlbertConfig) -> None:
     """Raises `ValueError` when Hugging Face would run `config` as a different model."""
     if config.sharing != "all_shared":
-        raise ValueError(
+        raise UserError(
             f"sharing={config.sharing!r} has no Hugging Face counterpart (it shares whole "
             "blocks by group, i.e. sharing='all_shared')."
         )
@@ -96,7 +97,7 @@ def check_hf_compatible(config: AlbertConfig) -> None:
         if hf_group_of_layer(config, i) != config.group_of_layer(i)
     ]
     if differing:
-        raise ValueError(
+        raise UserError(
             f"num_hidden_layers={config.num_hidden_layers}, num_hidden_groups="
             f"{config.num_hidden_groups}: Hugging Face maps layers {differing} to other groups "
             "than the original (float rounding of int(i / (L / G)) vs int(i / L * G)), so the "
@@ -128,22 +129,22 @@ def hf_config_dict(
 def albert_config_from_hf_dict(values: dict[str, Any], source: str = "config.json") -> AlbertConfig:
     """An `AlbertConfig` from a Hugging Face ALBERT `config.json` dict; raises `ValueError`."""
     if values.get("model_type", "albert") != "albert":
-        raise ValueError(f"{source}: model_type is {values['model_type']!r}, not 'albert'.")
+        raise UserError(f"{source}: model_type is {values['model_type']!r}, not 'albert'.")
     hidden_act = values.get("hidden_act", "gelu_new")
     if hidden_act not in _FROM_HF_ACTIVATION:
-        raise ValueError(
+        raise UserError(
             f"{source}: hidden_act {hidden_act!r} has no albert_tf equivalent; "
             f"supported: {sorted(_FROM_HF_ACTIVATION)}."
         )
     epsilon = values.get("layer_norm_eps", LAYER_NORM_EPSILON)
     if epsilon != LAYER_NORM_EPSILON:
-        raise ValueError(
+        raise UserError(
             f"{source}: layer_norm_eps={epsilon}, but albert_tf (like the original) uses "
             f"{LAYER_NORM_EPSILON}."
         )
     missing = [name for name in _SHARED_FIELDS if name not in values]
     if missing:
-        raise ValueError(f"{source}: missing ALBERT fields {missing}.")
+        raise UserError(f"{source}: missing ALBERT fields {missing}.")
     same_size = values["embedding_size"] == values["hidden_size"]
     config = AlbertConfig(
         **{name: values[name] for name in _SHARED_FIELDS},
@@ -157,9 +158,9 @@ def albert_config_from_hf_dict(values: dict[str, Any], source: str = "config.jso
 def original_config_dict(config: AlbertConfig) -> dict[str, Any]:
     """The original release's `albert_config.json` content (no `sharing` key)."""
     if config.sharing != "all_shared":
-        raise ValueError(f"sharing={config.sharing!r} has no original TF1 counterpart.")
+        raise UserError(f"sharing={config.sharing!r} has no original TF1 counterpart.")
     if config.hidden_act not in _TO_ORIGINAL_ACTIVATION:
-        raise ValueError(
+        raise UserError(
             f"hidden_act={config.hidden_act!r} has no original TF1 counterpart (the original "
             f"knows {sorted(set(_TO_ORIGINAL_ACTIVATION.values()))}; its 'gelu' is the tanh form)."
         )

@@ -65,6 +65,8 @@ from albert_tf.convert.tf1_checkpoint import (
     save_tf1_checkpoint,
 )
 from albert_tf.convert.weight_names import split_model
+from albert_tf.disk_space import explain_disk_full, variables_bytes
+from albert_tf.errors import MissingInputError, UserError
 from albert_tf.file_names import (
     ALBERT_CONFIG_FILE,
     ENCODER_FILE,
@@ -73,6 +75,7 @@ from albert_tf.file_names import (
 )
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.output_lock import output_lock
 
 FORMATS = ("tf1", "hf", "albert_tf")
 TF1_CHECKPOINT_NAME = "model.ckpt-0"
@@ -81,7 +84,7 @@ _HF_HEAD_KEYS = ("predictions.dense.weight", "sop_classifier.classifier.weight")
 
 def _check_format(name: str, value: str) -> None:
     if value not in FORMATS:
-        raise ValueError(f"{name}={value!r} is not a checkpoint format; use one of {FORMATS}.")
+        raise UserError(f"{name}={value!r} is not a checkpoint format; use one of {FORMATS}.")
 
 
 def _as_config(config: AlbertConfig | str | None, default_path: str) -> AlbertConfig:
@@ -91,7 +94,7 @@ def _as_config(config: AlbertConfig | str | None, default_path: str) -> AlbertCo
         return AlbertConfig.from_file_or_preset(config)
     path = default_path
     if not os.path.isfile(path):
-        raise FileNotFoundError(
+        raise MissingInputError(
             f"No ALBERT config: {path} does not exist; pass the albert_config.json (--config)."
         )
     return AlbertConfig.from_json_file(path)
@@ -143,7 +146,7 @@ def load_hf_model(
     if not isinstance(config, AlbertConfig):
         config_path = config or os.path.join(path, CONFIG_NAME)
         if not os.path.isfile(config_path):
-            raise FileNotFoundError(f"{config_path}: no Hugging Face config.json; pass --config.")
+            raise MissingInputError(f"{config_path}: no Hugging Face config.json; pass --config.")
         with open(config_path, encoding="utf-8") as f:
             values = json.load(f)
         if "model_type" in values or "architectures" in values:
@@ -180,14 +183,14 @@ def load_albert_tf_model(path: str, heads: bool | None = None) -> keras.Model:
             candidates.reverse()
         found = [os.path.join(path, c) for c in candidates if os.path.isfile(os.path.join(path, c))]
         if not found:
-            raise FileNotFoundError(f"{path}: no {', '.join(candidates)}.")
+            raise MissingInputError(f"{path}: no {', '.join(candidates)}.")
         path = found[0]
     if not path.endswith(".keras") or not os.path.isfile(path):
-        raise FileNotFoundError(f"{path}: not an albert_tf .keras file (or a directory with one).")
+        raise MissingInputError(f"{path}: not an albert_tf .keras file (or a directory with one).")
     model = keras.saving.load_model(path, compile=False)
     encoder, pretrainer = split_model(model)
     if heads is True and pretrainer is None and task_head_for_model(model) is None:
-        raise ValueError(f"{path}: an encoder without heads; heads=True needs them.")
+        raise UserError(f"{path}: an encoder without heads; heads=True needs them.")
     return encoder if heads is False else model
 
 
@@ -273,7 +276,12 @@ def save_model(
 ) -> str:
     """Writes `model` as a `fmt` directory at `path`, atomically; returns `path`."""
     _check_format("to", fmt)
-    with atomic_output_directory(path, overwrite) as directory:
+    needed = lambda: variables_bytes(model.weights)  # noqa: E731
+    with (
+        output_lock(path),
+        explain_disk_full(path, needed),
+        atomic_output_directory(path, overwrite) as directory,
+    ):
         if fmt == "tf1":
             write_tf1(model, directory, spm_model_file)
         elif fmt == "hf":
@@ -298,5 +306,7 @@ def convert_checkpoint(
     _check_format("from", from_format)
     _check_format("to", to_format)
     refuse_existing(output_path, overwrite)  # Before the (slow) load.
+    if spm_model_file and not os.path.isfile(spm_model_file):
+        raise MissingInputError("no such SentencePiece model", where=spm_model_file)
     model = load_model(from_format, input_path, config, heads)
     return save_model(model, to_format, output_path, spm_model_file, overwrite, do_lower_case)

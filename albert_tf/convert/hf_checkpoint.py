@@ -29,6 +29,7 @@ import numpy as np
 from albert_tf.convert.checkpoint_mismatch import CheckpointMismatchError, check_names_and_shapes
 from albert_tf.convert.task_heads import task_head_for_model
 from albert_tf.convert.weight_names import HF_BASE_PREFIX, HF_TIED_KEYS, named_weights, split_model
+from albert_tf.errors import MissingInputError, UserError
 
 SAFETENSORS_NAME = "model.safetensors"
 SAFETENSORS_INDEX_NAME = "model.safetensors.index.json"
@@ -65,7 +66,7 @@ def read_hf_state_dict(path: str) -> dict[str, np.ndarray]:
         for name in (SAFETENSORS_NAME, SAFETENSORS_INDEX_NAME, PYTORCH_NAME):
             if os.path.exists(os.path.join(path, name)):
                 return read_hf_state_dict(os.path.join(path, name))
-        raise FileNotFoundError(
+        raise MissingInputError(
             f"{path}: no {SAFETENSORS_NAME}, {SAFETENSORS_INDEX_NAME} or {PYTORCH_NAME}."
         )
     if path.endswith(".bin"):
@@ -79,7 +80,7 @@ def read_hf_state_dict(path: str) -> dict[str, np.ndarray]:
     elif path.endswith(".safetensors"):
         state = _import_safetensors_numpy().load_file(path)
     else:
-        raise ValueError(
+        raise UserError(
             f"{path}: not a Hugging Face weights file (.safetensors, .bin, .index.json)."
         )
     return {name: np.asarray(value, "float32") for name, value in state.items()}

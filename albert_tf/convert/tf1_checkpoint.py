@@ -31,6 +31,7 @@ import tensorflow as tf
 
 from albert_tf.convert.checkpoint_mismatch import check_names_and_shapes
 from albert_tf.convert.weight_names import named_weights, split_model
+from albert_tf.errors import MissingInputError, UserError
 
 # Last name components of optimizer slots, and whole names of bookkeeping variables.
 OPTIMIZER_SLOT_NAMES = frozenset(
@@ -67,7 +68,7 @@ def resolve_tf1_checkpoint(path: str) -> str:
             return latest
         indexes = sorted(glob.glob(os.path.join(path, "*.index")))
         if len(indexes) != 1:
-            raise FileNotFoundError(
+            raise MissingInputError(
                 f"{path}: expected one TF1 checkpoint (a `checkpoint` file or one *.index), "
                 f"found {[os.path.basename(i) for i in indexes]}; pass the prefix, e.g. "
                 f"{os.path.join(path, 'model.ckpt-best')}."
@@ -79,7 +80,7 @@ def resolve_tf1_checkpoint(path: str) -> str:
     if ".data-" in os.path.basename(path):
         return path[: path.rindex(".data-")]
     if not os.path.exists(path + ".index"):
-        raise FileNotFoundError(f"{path}: no TF1 checkpoint ({path}.index does not exist).")
+        raise MissingInputError(f"{path}: no TF1 checkpoint ({path}.index does not exist).")
     return path
 
 
@@ -89,7 +90,7 @@ def read_tf1_checkpoint(path: str) -> dict[str, np.ndarray]:
     try:
         reader = tf.train.load_checkpoint(prefix)
     except (tf.errors.OpError, ValueError) as e:
-        raise ValueError(f"{prefix}: not a readable TF checkpoint ({e}).") from e
+        raise UserError(f"{prefix}: not a readable TF checkpoint ({e}).") from e
     return {
         name: reader.get_tensor(name)
         for name in reader.get_variable_to_shape_map()

@@ -38,6 +38,7 @@ import numpy as np
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.named_weight import NamedWeight, dense_weights, layer_norm_weights
 from albert_tf.convert.task_heads import task_head_for_model
+from albert_tf.errors import UserError
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 
@@ -68,7 +69,7 @@ def split_model(model: keras.Model) -> tuple[AlbertEncoder, AlbertPretrainer | N
 def check_convertible(config: AlbertConfig) -> None:
     """Raises `ValueError` when `config` has no original/Hugging Face counterpart."""
     if config.sharing != "all_shared":
-        raise ValueError(
+        raise UserError(
             f"sharing={config.sharing!r} has no counterpart in the original TF1 release or in "
             "Hugging Face, which share whole blocks by group (sharing='all_shared'); keep "
             "such models in albert_tf's own formats (.keras, checkpoints, SavedModel)."

@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
+from albert_tf.atomic_files import atomic_output_directory
 from albert_tf.data.deduplication import Deduplicator
 from albert_tf.data.documents import Document, InputError, Opener, read_file_documents
 from albert_tf.data.instances import InstanceOptions, assemble_instances, build_segment_pairs
@@ -58,8 +59,11 @@ from albert_tf.data.records import RecordShardWriter, serialize_examples_buffer
 from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.tfrecord_framing import frame_buffer
 from albert_tf.data.tokenized_documents import tokenize_documents
+from albert_tf.disk_space import explain_disk_full
+from albert_tf.errors import ExistingOutputError
 from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
 from albert_tf.file_patterns import expand_file_patterns
+from albert_tf.output_lock import output_lock
 
 MANIFEST_NAME = MANIFEST_FILE
 
@@ -407,9 +411,9 @@ def check_output(options: BuilderOptions, **filesystem) -> None:
     """Refuses an existing output unless `overwrite`; `filesystem` as in `previous_output`."""
     existing = previous_output(options, **filesystem)
     if existing and not options.overwrite:
-        raise FileExistsError(
+        raise ExistingOutputError(
             f"Output already exists ({existing[0]} ...); pass --overwrite to "
-            "replace it or choose another output."
+            "replace it or choose another output"
         )
 
 
@@ -442,17 +446,38 @@ def build_manifest(
 
 
 def no_instance_error(options: BuilderOptions) -> InputError:
-    return InputError(f"{options.input_file}: no instance could be built (documents too short?).")
+    return InputError(
+        "no instance could be built (documents too short?)",
+        where=options.input_file,
+        fix="add longer documents or lower --max_seq_length",
+    )
 
 
 def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30.0) -> dict:
     """Builds the pretraining TFRecords described by `options`; returns the manifest.
 
+    Holds the output's lock (`albert_tf.output_lock`) throughout. A new `output_dir` is built
+    under a temporary name beside it and renamed when complete, so a failed or killed build
+    leaves no output directory (an existing one keeps its previous shards and manifest).
+
     Raises:
         InputError: bad input (message names file and line); nothing is left behind.
-        FileExistsError: the output exists and `overwrite` is False.
+        ExistingOutputError: the output exists and `overwrite` is False.
+        DiskFullError: a shard could not be written (names it and the space needed).
     """
-    check_output(options)
+    output = options.output_dir or options.shard_paths()[0]
+    with output_lock(output, directory=options.output_dir is not None):
+        check_output(options)
+        if options.output_dir is None or os.path.exists(options.output_dir):
+            return _build(options, options, progress_seconds)
+        with atomic_output_directory(options.output_dir) as temp_dir:
+            return _build(
+                dataclasses.replace(options, output_dir=temp_dir), options, progress_seconds
+            )
+
+
+def _build(options: BuilderOptions, recorded: BuilderOptions, progress_seconds: float) -> dict:
+    """Writes to `options`' paths; the manifest records `recorded` (the user's options)."""
     warning = prediction_budget_warning(
         options.max_seq_length, options.max_predictions_per_seq, options.masked_lm_prob
     )
@@ -463,9 +488,36 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
     for directory in {os.path.dirname(os.path.abspath(path)) for path in paths}:
         os.makedirs(directory, exist_ok=True)
     statistics = BuildStatistics(options.ngram)
+    start = time.monotonic()
+    writer = RecordShardWriter(paths)
+    with explain_disk_full(recorded.output_dir or paths[0], writer.bytes_needed):
+        _write_records(options, encoder, writer, statistics, progress_seconds)
+    manifest = build_manifest(
+        recorded,
+        encoder.model_sha256,
+        encoder.vocab_size,
+        writer.counts,
+        statistics.as_dict(),
+        time.monotonic() - start,
+    )
+    manifest_path = options.manifest_path()
+    with open(manifest_path + ".incomplete", "w", encoding="utf-8") as handle:
+        json.dump(manifest, handle, indent=2, sort_keys=True)
+    os.replace(manifest_path + ".incomplete", manifest_path)
+    return manifest
+
+
+def _write_records(
+    options: BuilderOptions,
+    encoder: SentenceEncoder,
+    writer: RecordShardWriter,
+    statistics: BuildStatistics,
+    progress_seconds: float,
+) -> None:
+    """Streams every batch's records into `writer` and commits it (aborts on any error)."""
     dedup_counts: collections.Counter = collections.Counter()
     start = last_report = time.monotonic()
-    writer = RecordShardWriter(paths)
+    paths = writer.paths
     try:
         buffers = _ShuffleBuffers(
             writer, options.shuffle_buffer_size // len(paths), options.random_seed
@@ -486,21 +538,9 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
         statistics.add(dedup_counts)
         if statistics.counts["instances"] == 0:
             raise no_instance_error(options)
+        writer.close()  # A full disk shows here, while the previous output still exists.
         _remove_previous_output(options)
         writer.commit()
     except BaseException:
         writer.abort()
         raise
-    manifest = build_manifest(
-        options,
-        encoder.model_sha256,
-        encoder.vocab_size,
-        writer.counts,
-        statistics.as_dict(),
-        time.monotonic() - start,
-    )
-    manifest_path = options.manifest_path()
-    with open(manifest_path + ".incomplete", "w", encoding="utf-8") as handle:
-        json.dump(manifest, handle, indent=2, sort_keys=True)
-    os.replace(manifest_path + ".incomplete", manifest_path)
-    return manifest

@@ -81,7 +81,7 @@ def _decoded_lines(
     Raises `InputError` on an empty file (before yielding anything).
     """
     if on_decode_error not in DECODE_ERROR_MODES:
-        raise ValueError(f"on_decode_error must be one of {DECODE_ERROR_MODES}.")
+        raise UserError(f"on_decode_error must be one of {DECODE_ERROR_MODES}.")
     replaced = 0
     line_number = 0
     with opener(path) as handle:
@@ -224,6 +224,8 @@ def read_documents(
     Raises:
         InputError: missing or empty files, bad UTF-8 (strict), or no document at all.
     """
+    if input_format not in INPUT_FORMATS:
+        raise UserError(f"input_format must be one of {INPUT_FORMATS}, got {input_format!r}.")
     paths = expand_file_patterns(patterns, error_type=InputError)
     count = 0
     for document in read_file_documents(paths, input_format, on_decode_error):

@@ -38,6 +38,7 @@ import random
 import numpy as np
 
 from albert_tf.data.tokenized_documents import TokenizedDocuments
+from albert_tf.errors import UserError
 from albert_tf.tokenization.truncation import longest_first_lengths
 
 
@@ -57,9 +58,9 @@ class InstanceOptions:
 
     def __post_init__(self):
         if self.max_seq_length < 5:
-            raise ValueError(f"max_seq_length must be >= 5, got {self.max_seq_length}.")
+            raise UserError(f"max_seq_length must be >= 5, got {self.max_seq_length}.")
         if not 0.0 <= self.short_seq_prob <= 1.0:
-            raise ValueError(f"short_seq_prob must be in [0, 1], got {self.short_seq_prob}.")
+            raise UserError(f"short_seq_prob must be in [0, 1], got {self.short_seq_prob}.")
 
     @property
     def max_num_tokens(self) -> int:

@@ -34,6 +34,8 @@ import dataclasses
 
 import numpy as np
 
+from albert_tf.errors import UserError
+
 
 @dataclasses.dataclass(frozen=True)
 class MaskingOptions:
@@ -52,11 +54,11 @@ class MaskingOptions:
 
     def __post_init__(self):
         if self.ngram < 1:
-            raise ValueError(f"ngram must be >= 1, got {self.ngram}.")
+            raise UserError(f"ngram must be >= 1, got {self.ngram}.")
         if self.max_predictions_per_seq < 1:
-            raise ValueError("max_predictions_per_seq must be >= 1.")
+            raise UserError("max_predictions_per_seq must be >= 1.")
         if not 0.0 <= self.masked_lm_prob <= 1.0:
-            raise ValueError(f"masked_lm_prob must be in [0, 1], got {self.masked_lm_prob}.")
+            raise UserError(f"masked_lm_prob must be in [0, 1], got {self.masked_lm_prob}.")
 
     def ngram_probabilities(self) -> np.ndarray:
         """p(n) for n = 1..ngram."""

@@ -41,6 +41,7 @@ import tensorflow as tf
 from albert_tf.data.dynamic_masking import MaskFn, dynamic_mask_fn
 from albert_tf.data.masking import MaskingOptions
 from albert_tf.data.records import pretraining_feature_spec
+from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns, without_build_manifests
 
 # The features the model and the losses need; `token_boundary` is only read
@@ -205,7 +206,7 @@ def _dynamic_mask(
         raise ValueError("pretrain_dataset: dynamic_masking needs vocab_size (the model's).")
     options = options or MaskingOptions(max_predictions_per_seq=max_predictions_per_seq)
     if options.max_predictions_per_seq != max_predictions_per_seq:
-        raise ValueError(
+        raise UserError(
             f"pretrain_dataset: masking_options.max_predictions_per_seq "
             f"({options.max_predictions_per_seq}) != max_predictions_per_seq "
             f"({max_predictions_per_seq})."
@@ -253,11 +254,11 @@ def check_records(
     try:
         records = list(tf.data.TFRecordDataset(path).take(num_records).as_numpy_iterator())
     except tf.errors.DataLossError as e:
-        raise ValueError(
+        raise UserError(
             f"{path}: not a readable TFRecord file ({e.message.strip()}); regenerate it."
         ) from e
     if not records:
-        raise ValueError(f"{path}: holds no records.")
+        raise UserError(f"{path}: holds no records.")
     spec = feature_spec(max_seq_length, 1, with_token_boundary=require_token_boundary)
     expected = {name: s.shape[0] for name, s in spec.items()}
     expected.update(
@@ -274,19 +275,19 @@ def check_records(
         try:
             example = tf.train.Example.FromString(record)
         except Exception as e:  # protobuf's DecodeError is not importable portably
-            raise ValueError(f"{where}: not a tf.train.Example ({e}).") from e
+            raise UserError(f"{where}: not a tf.train.Example ({e}).") from e
         values = {}
         for name, length in expected.items():
             feature = example.features.feature.get(name)
             if feature is None:
-                raise ValueError(
+                raise UserError(
                     f"{where}: has no feature {name!r}; the pretraining schema needs "
                     f"{list(expected)}."
                 )
             kind = feature.WhichOneof("kind")
             value = np.asarray(getattr(feature, kind).value)
             if len(value) != length:
-                raise ValueError(
+                raise UserError(
                     f"{where}: {name} has {len(value)} values, but the model expects {length} "
                     f"({flags.get(length, 'schema')}); pass the value the records were written "
                     "with, or regenerate them."
@@ -294,15 +295,15 @@ def check_records(
             values[name] = value
         for name in ("input_ids", "masked_lm_ids"):
             if values[name].max(initial=0) >= vocab_size or values[name].min(initial=0) < 0:
-                raise ValueError(
+                raise UserError(
                     f"{where}: {name} holds id {int(values[name].max())} outside the model's "
                     f"vocabulary [0, {vocab_size}); the records were made with another "
                     "vocabulary: use its albert_config.json (vocab_size) or regenerate them."
                 )
         if values["masked_lm_positions"].max(initial=0) >= max_seq_length:
-            raise ValueError(f"{where}: a masked_lm_position is >= max_seq_length.")
+            raise UserError(f"{where}: a masked_lm_position is >= max_seq_length.")
         if not set(values["next_sentence_labels"].tolist()) <= {0, 1}:
-            raise ValueError(f"{where}: next_sentence_labels must be 0 or 1.")
+            raise UserError(f"{where}: next_sentence_labels must be 0 or 1.")
 
 
 def find_unreadable_file(file_patterns: str | Sequence[str]) -> tuple[str, str] | None:

@@ -18,6 +18,7 @@ Illustration (not run):
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
@@ -230,23 +231,34 @@ class RecordShardWriter:
         self.paths = list(paths)
         self.temp_paths = [path + temp_suffix for path in self.paths]
         self.counts = [0] * len(self.paths)
+        self.bytes_written = 0
         self._files = [_open_for_writing(path) for path in self.temp_paths]
 
     def write(self, shard: int, framed_record: bytes) -> None:
         self._files[shard].write(framed_record)
         self.counts[shard] += 1
+        self.bytes_written += len(framed_record)
+
+    def bytes_needed(self) -> int:
+        """What the shards held when a write failed: the least the whole output needs."""
+        return self.bytes_written
+
+    def close(self) -> None:
+        """Flushes and closes every shard (still under its temporary name)."""
+        for handle in self._files:
+            handle.close()
 
     def commit(self) -> None:
         """Closes every shard and gives it its final name."""
-        for handle in self._files:
-            handle.close()
+        self.close()
         for temp_path, path in zip(self.temp_paths, self.paths, strict=True):
             _rename(temp_path, path)
 
     def abort(self) -> None:
         """Closes and deletes every temporary shard."""
         for handle in self._files:
-            handle.close()
+            with contextlib.suppress(OSError):  # E.g. a full disk fails the final flush.
+                handle.close()
         for temp_path in self.temp_paths:
             if os.path.exists(temp_path) or "://" in temp_path:
                 _remove(temp_path)

@@ -20,6 +20,8 @@ import collections
 
 import numpy as np
 
+from albert_tf.errors import UserError
+
 
 def _accumulate(counts: collections.Counter, runs: collections.Counter, batch, mask_id: int):
     input_ids = batch["input_ids"]
@@ -58,7 +60,28 @@ def pretraining_data_statistics(paths: list[str], mask_id: int = 4, batch_size: 
         paths: TFRecord files.
         mask_id: id of [MASK] (4 in the ALBERT layout), to tell [MASK] / kept / random.
         batch_size: records parsed at a time.
+
+    Raises:
+        UserError: a file is truncated or corrupt (named), or the first file holds no record.
     """
+    import tensorflow as tf
+
+    from albert_tf.data.pretrain_input import find_unreadable_file
+
+    try:
+        return _statistics(paths, mask_id, batch_size)
+    except tf.errors.DataLossError as error:
+        path, reason = find_unreadable_file(",".join(paths)) or (",".join(paths), error.message)
+        raise UserError(
+            f"corrupt or truncated TFRecord file ({reason.strip()})",
+            where=path,
+            fix="regenerate it",
+        ) from error
+    except StopIteration:
+        raise UserError("holds no records", where=paths[0], fix="regenerate it") from None
+
+
+def _statistics(paths: list[str], mask_id: int, batch_size: int) -> dict:
     import tensorflow as tf
 
     from albert_tf.data.records import pretraining_feature_spec

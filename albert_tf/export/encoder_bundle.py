@@ -26,6 +26,7 @@ import shutil
 import keras
 
 from albert_tf.config import AlbertConfig
+from albert_tf.errors import MissingInputError, UserError
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE, SPM_FILE, TOKENIZER_CONFIG_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.tokenization.model_proto import load_albert_model_proto
@@ -64,7 +65,7 @@ def resolve_bundle_dir(path: str) -> str:
     for candidate in (path, os.path.join(path, BUNDLE_SUBDIR)):
         if os.path.isfile(os.path.join(candidate, ENCODER_FILE)):
             return candidate
-    raise FileNotFoundError(
+    raise MissingInputError(
         f"{path}: no {ENCODER_FILE} here or in {BUNDLE_SUBDIR}/; pass a directory written by "
         "save_encoder_bundle or export_saved_model (scripts/export_saved_model.py)."
     )
@@ -88,7 +89,7 @@ def load_encoder(path: str) -> tuple[AlbertEncoder, AlbertTextTokenizer]:
     encoder = keras.saving.load_model(os.path.join(bundle_dir, ENCODER_FILE), compile=False)
     config = AlbertConfig.from_json_file(os.path.join(bundle_dir, ALBERT_CONFIG_FILE))
     if not isinstance(encoder, AlbertEncoder) or encoder.config != config:
-        raise ValueError(
+        raise UserError(
             f"{bundle_dir}: {ENCODER_FILE} does not hold an AlbertEncoder with the config of "
             f"{ALBERT_CONFIG_FILE}; re-export the bundle."
         )

@@ -31,6 +31,8 @@ import keras
 import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
+from albert_tf.disk_space import explain_disk_full, variables_bytes
+from albert_tf.output_lock import output_lock
 
 # name -> (function, input signature); the function returns a dict of named tensors.
 Endpoints = Mapping[str, tuple[Callable, Sequence[tf.TensorSpec]]]
@@ -52,12 +54,26 @@ def export_endpoints(
         overwrite: replace an existing `export_dir`, once the new one is complete.
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
+    with output_lock(export_dir):
+        return _write_endpoints(export_dir, endpoints, tracked, overwrite)
+
+
+def _write_endpoints(
+    export_dir: str,
+    endpoints: Endpoints,
+    tracked: Sequence[keras.layers.Layer],
+    overwrite: bool,
+) -> str:
     refuse_existing(export_dir, overwrite)
     archive = keras.export.ExportArchive()
     for layer in tracked:
         archive.track(layer)
     for name, (function, input_signature) in endpoints.items():
         archive.add_endpoint(name, function, input_signature=list(input_signature))
-    with atomic_output_directory(export_dir, overwrite) as temp_dir:
+    needed = lambda: variables_bytes(v for layer in tracked for v in layer.weights)  # noqa: E731
+    with (
+        explain_disk_full(export_dir, needed),
+        atomic_output_directory(export_dir, overwrite) as temp_dir,
+    ):
         archive.write_out(temp_dir, verbose=False)
     return export_dir

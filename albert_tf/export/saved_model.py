@@ -48,10 +48,13 @@ from tensorflow.core.protobuf import trackable_object_graph_pb2
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.config import AlbertConfig
+from albert_tf.disk_space import explain_disk_full, variables_bytes
+from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import BUNDLE_SUBDIR, save_encoder_bundle
 from albert_tf.export.serving_module import AlbertServingModule
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.model_proto import load_albert_model_proto
 from albert_tf.training.checkpointing import find_checkpoint, read_into
 
@@ -83,13 +86,13 @@ def load_albert_model(
     if checkpoint.endswith(".keras"):
         return _load_keras_file(checkpoint, albert_config)
     if albert_config is None:
-        raise ValueError(
+        raise UserError(
             f"{checkpoint}: a training checkpoint needs the albert_config.json it was trained "
             "with (--albert_config_file)."
         )
     prefix = find_checkpoint(checkpoint)
     if prefix is None:
-        raise FileNotFoundError(
+        raise MissingInputError(
             f"{checkpoint}: no checkpoint found; pass a .keras file, a pretraining workdir with "
             "checkpoints, or a ckpt-N prefix."
         )
@@ -101,13 +104,13 @@ def load_albert_model(
 
 def _load_keras_file(path: str, albert_config: AlbertConfig | None) -> AlbertModel:
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"{path}: no such .keras file.")
+        raise MissingInputError(f"{path}: no such .keras file.")
     model = keras.saving.load_model(path, compile=False)
     if not isinstance(model, AlbertEncoder | AlbertPretrainer):
-        raise ValueError(f"{path}: holds a {type(model).__name__}, not an ALBERT encoder.")
+        raise UserError(f"{path}: holds a {type(model).__name__}, not an ALBERT encoder.")
     config = model.config if isinstance(model, AlbertEncoder) else model.encoder.config
     if albert_config is not None and config != albert_config:
-        raise ValueError(
+        raise UserError(
             f"{path}: its AlbertConfig differs from the one given "
             f"({_config_difference(config, albert_config)}); pass the config it was trained with."
         )
@@ -128,7 +131,7 @@ def _restore_pretrainer(model: AlbertPretrainer, prefix: str) -> None:
     unused.subtract(tuple(variable.shape) for variable in _unique(model.variables))
     leftover = [shape for shape, count in unused.items() if count > 0]
     if leftover:
-        raise ValueError(
+        raise UserError(
             f"{prefix}: {sum(unused[s] for s in leftover)} model variables of the checkpoint "
             f"(shapes {leftover[:3]}...) have no place in a model with this AlbertConfig. Pass "
             "the albert_config.json the checkpoint was trained with."
@@ -195,6 +198,29 @@ def export_saved_model(
         `export_dir`.
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
+    with output_lock(export_dir):
+        return _export_saved_model(
+            export_dir,
+            model,
+            spm_model_file,
+            albert_config,
+            seq_length,
+            do_lower_case,
+            top_k,
+            overwrite,
+        )
+
+
+def _export_saved_model(
+    export_dir: str,
+    model: AlbertModel | str,
+    spm_model_file: str,
+    albert_config: AlbertConfig | str | None,
+    seq_length: int,
+    do_lower_case: bool,
+    top_k: int,
+    overwrite: bool,
+) -> str:
     refuse_existing(export_dir, overwrite)  # Before the slow part; checked again at the end.
     load_albert_model_proto(spm_model_file)  # Fail early on a missing or invalid tokenizer.
     if isinstance(model, str):
@@ -212,7 +238,12 @@ def export_saved_model(
     )
 
     signatures = module.signatures()
-    with atomic_output_directory(export_dir, overwrite) as temp_dir:
+    # The SavedModel and the Keras bundle each hold the weights.
+    needed = lambda: 2 * variables_bytes(model.weights)  # noqa: E731
+    with (
+        explain_disk_full(export_dir, needed),
+        atomic_output_directory(export_dir, overwrite) as temp_dir,
+    ):
         tf.saved_model.save(module, temp_dir, signatures=signatures)
         save_encoder_bundle(
             os.path.join(temp_dir, BUNDLE_SUBDIR),

@@ -40,6 +40,7 @@ import os
 
 import tensorflow as tf
 
+from albert_tf.errors import UserError
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
 from albert_tf.tokenization.text_packing import pack_segments
@@ -84,19 +85,19 @@ class AlbertServingModule(tf.Module):
         super().__init__(name="albert_serving")
         config = encoder.config
         if not 3 <= seq_length <= config.max_position_embeddings:
-            raise ValueError(
+            raise UserError(
                 f"seq_length={seq_length} must be in [3, max_position_embeddings="
                 f"{config.max_position_embeddings}] of the model."
             )
         tokenizer = AlbertTokenizer(spm_model_file, do_lower_case=do_lower_case)
         if tokenizer.vocab_size != config.vocab_size:
-            raise ValueError(
+            raise UserError(
                 f"{spm_model_file}: the SentencePiece model has {tokenizer.vocab_size} pieces but "
                 f"the encoder's vocab_size is {config.vocab_size}; pass the tokenizer the model "
                 "was trained with."
             )
         if not 1 <= top_k <= config.vocab_size:
-            raise ValueError(f"top_k={top_k} must be in [1, vocab_size={config.vocab_size}].")
+            raise UserError(f"top_k={top_k} must be in [1, vocab_size={config.vocab_size}].")
         # The Keras objects stay out of the SavedModel's object graph (a plain holder is not
         # tracked): saving them as Keras layers breaks TF1-style loaders (saved_model_cli run,
         # TF Serving), which then do not find the variables. `signatures()` tracks the variables
@@ -175,7 +176,9 @@ class AlbertServingModule(tf.Module):
         )
         valid = tf.ones_like(positions, tf.bool).to_tensor(False)
         gathered = positions.to_tensor(0)
-        logits = self._keras.masked_lm_head(sequence_output, gathered)
+        # tf.gather, not the head's take_along_axis: that one fails on a zero-size batch.
+        at_masks = tf.gather(sequence_output, gathered, batch_dims=1)
+        logits = self._keras.masked_lm_head(at_masks)
         scores, ids = tf.math.top_k(tf.nn.softmax(tf.cast(logits, tf.float32)), k=self._top_k)
         valid_k = tf.broadcast_to(valid[:, :, None], tf.shape(ids))
         return {

@@ -35,6 +35,7 @@ import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.convert import load_model as load_converted_model
+from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import load_encoder, read_tokenizer_config
 from albert_tf.export.encoder_bundle import resolve_bundle_dir as _resolve_bundle_dir
 from albert_tf.export.saved_model import load_albert_model
@@ -76,14 +77,14 @@ def load_pretrained_encoder(
         albert_config = AlbertConfig.from_file_or_preset(albert_config)
     if not init:
         if albert_config is None:
-            raise ValueError(
+            raise UserError(
                 "No --init_checkpoint/--encoder: pass --albert_config_file to fine-tune a "
                 "randomly initialized encoder."
             )
         return PretrainedEncoder(AlbertEncoder(albert_config, dtype=dtype))
     init = os.fspath(init)
     if not os.path.exists(init) and not os.path.exists(init + ".index"):
-        raise FileNotFoundError(
+        raise MissingInputError(
             f"{init}: not found. Pass an encoder bundle directory, an encoder.keras file, or a "
             "pretraining workdir / ckpt-N prefix."
         )
@@ -158,7 +159,7 @@ def _config_next_to(path: str) -> AlbertConfig:
     config_file = os.path.join(directory, ALBERT_CONFIG_FILE)
     if os.path.isfile(config_file):
         return AlbertConfig.from_json_file(config_file)
-    raise ValueError(
+    raise UserError(
         f"{path}: a checkpoint needs its AlbertConfig; none found ({config_file}). Pass "
         "--albert_config_file."
     )
@@ -166,7 +167,7 @@ def _config_next_to(path: str) -> AlbertConfig:
 
 def _check_config(source: str, actual: AlbertConfig, expected: AlbertConfig | None) -> None:
     if expected is not None and actual != expected:
-        raise ValueError(
+        raise UserError(
             f"{source}: its AlbertConfig differs from --albert_config_file; leave the flag out "
             "(the bundle carries its own config) or pass the matching one."
         )

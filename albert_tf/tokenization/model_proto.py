@@ -16,6 +16,8 @@ import os
 
 from sentencepiece import sentencepiece_model_pb2
 
+from albert_tf.errors import MissingInputError, UserError
+
 ALBERT_ID_LAYOUT = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
 PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = range(len(ALBERT_ID_LAYOUT))
 # Ids below this are <pad>/<unk>/[CLS]/[SEP]/[MASK]; normal pieces start here.
@@ -33,7 +35,7 @@ _HOW_TO_FIX = (
 def read_model_proto(model_file: str) -> sentencepiece_model_pb2.ModelProto:
     """Reads and parses a `.model` file; clear errors for a missing or corrupt file."""
     if not os.path.isfile(model_file):
-        raise FileNotFoundError(
+        raise MissingInputError(
             f"SentencePiece model file {model_file!r} does not exist; pass the path of a "
             "`.model` file written by scripts/train_tokenizer.py."
         )
@@ -48,9 +50,9 @@ def parse_model_proto(data: bytes, source: str = "<bytes>") -> sentencepiece_mod
     try:
         proto.ParseFromString(data)
     except Exception as error:
-        raise ValueError(f"{source}: not a SentencePiece model file ({error}).") from error
+        raise UserError(f"{source}: not a SentencePiece model file ({error}).") from error
     if not proto.pieces:
-        raise ValueError(f"{source}: not a SentencePiece model file (it has no pieces).")
+        raise UserError(f"{source}: not a SentencePiece model file (it has no pieces).")
     return proto
 
 
@@ -58,18 +60,18 @@ def validate_albert_layout(proto: sentencepiece_model_pb2.ModelProto, source: st
     """Raises ValueError unless ids 0..4 are `<pad> <unk> [CLS] [SEP] [MASK]`."""
     pieces = proto.pieces
     if len(pieces) < len(ALBERT_ID_LAYOUT):
-        raise ValueError(f"{source}: only {len(pieces)} pieces. {_HOW_TO_FIX}")
+        raise UserError(f"{source}: only {len(pieces)} pieces. {_HOW_TO_FIX}")
     for piece_id, expected in enumerate(ALBERT_ID_LAYOUT):
         actual = pieces[piece_id].piece
         if actual != expected:
-            raise ValueError(
+            raise UserError(
                 f"{source}: id {piece_id} is {actual!r}, expected {expected!r}. {_HOW_TO_FIX}"
             )
     if pieces[1].type != sentencepiece_model_pb2.ModelProto.SentencePiece.UNKNOWN:
-        raise ValueError(f"{source}: id 1 '<unk>' is not the unknown piece. {_HOW_TO_FIX}")
+        raise UserError(f"{source}: id 1 '<unk>' is not the unknown piece. {_HOW_TO_FIX}")
     for piece_id in range(2, len(ALBERT_ID_LAYOUT)):
         if pieces[piece_id].type not in _SPECIAL_TYPES:
-            raise ValueError(
+            raise UserError(
                 f"{source}: id {piece_id} {pieces[piece_id].piece!r} is an ordinary piece, not a "
                 f"control or user-defined symbol. {_HOW_TO_FIX}"
             )

@@ -28,7 +28,9 @@ from collections.abc import Iterator
 
 import sentencepiece as spm
 
+from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns
+from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.normalize import normalize_text
 
 # Ids 0..4, as in the released ALBERT models.
@@ -94,12 +96,32 @@ def train_sentencepiece(
     """
     files = expand_file_patterns(input_files)
     if sample_size is not None and sample_size <= 0:
-        raise ValueError(f"sample_size must be positive or None, got {sample_size}.")
+        raise UserError(f"sample_size must be positive or None, got {sample_size}.")
     lines = _normalized_lines(files, do_lower_case)
     first = next(lines, None)
     if first is None:
-        raise ValueError(f"Input files {files} contain no text.")
+        raise UserError(f"Input files {files} contain no text.")
+    with output_lock(model_prefix):
+        return _train(
+            itertools.chain([first], lines),
+            model_prefix,
+            seed,
+            dict(
+                vocab_size=vocab_size,
+                control_symbols=list(control_symbols),
+                user_defined_symbols=list(user_defined_symbols),
+                character_coverage=character_coverage,
+                num_threads=num_threads,
+                # The original recipe's sampling (0: all lines).
+                input_sentence_size=sample_size or 0,
+                shuffle_input_sentence=True,
+                **trainer_options,
+            ),
+        )
 
+
+def _train(sentences: Iterator[str], model_prefix: str, seed: int, options: dict) -> str:
+    """Trains under a temporary prefix, then renames (`.vocab` first, `.model` last)."""
     output_dir = os.path.dirname(os.path.abspath(model_prefix))
     os.makedirs(output_dir, exist_ok=True)
     temp_dir = tempfile.mkdtemp(prefix=".spm_train_", dir=output_dir)
@@ -107,23 +129,15 @@ def train_sentencepiece(
     try:
         spm.set_random_generator_seed(seed)
         spm.SentencePieceTrainer.train(
-            sentence_iterator=itertools.chain([first], lines),
+            sentence_iterator=sentences,
             model_prefix=temp_prefix,
             model_type="unigram",
-            vocab_size=vocab_size,
             pad_id=0,
             unk_id=1,
             bos_id=-1,
             eos_id=-1,
-            control_symbols=list(control_symbols),
-            user_defined_symbols=list(user_defined_symbols),
-            character_coverage=character_coverage,
-            num_threads=num_threads,
-            # The original recipe's sampling (0: all lines).
-            input_sentence_size=sample_size or 0,
-            shuffle_input_sentence=True,
             minloglevel=2,
-            **trainer_options,
+            **options,
         )
         os.replace(temp_prefix + ".vocab", model_prefix + ".vocab")
         os.replace(temp_prefix + ".model", model_prefix + ".model")

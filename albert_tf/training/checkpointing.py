@@ -13,6 +13,8 @@ import logging
 
 import tensorflow as tf
 
+from albert_tf.errors import UserError
+
 
 def restore_latest_readable(
     checkpoint: tf.train.Checkpoint, manager: tf.train.CheckpointManager
@@ -82,7 +84,7 @@ def read_into(checkpoint: tf.train.Checkpoint, prefix: str, mismatch_message: st
         checkpoint.read(prefix).expect_partial().assert_existing_objects_matched()
     except (AssertionError, ValueError, tf.errors.OpError) as error:
         # Not str.format: the message names paths, which may hold braces.
-        raise ValueError(mismatch_message.replace("{reason}", error_summary(error))) from error
+        raise UserError(mismatch_message.replace("{reason}", error_summary(error))) from error
 
 
 def error_summary(error: BaseException) -> str:

@@ -7,13 +7,14 @@ import logging
 import keras
 import tensorflow as tf
 
+from albert_tf.errors import UserError
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training.checkpointing import find_checkpoint, read_into
 
 
 def load_encoder_weights(encoder: AlbertEncoder, path: str) -> str | None:
-    """Initializes `encoder` from `path` (`init_checkpoint`); raises `ValueError`.
+    """Initializes `encoder` from `path` (`init_checkpoint`); raises `UserError`.
 
     `path` is an `encoder.keras` file, or a checkpoint of this trainer (its
     directory or a `ckpt-N` prefix), of which only the encoder is read.
@@ -24,7 +25,7 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> str | None:
     if path.endswith(".keras"):
         loaded = keras.saving.load_model(path, compile=False)
         if getattr(loaded, "config", None) != encoder.config:
-            raise ValueError(
+            raise UserError(
                 f"--init_checkpoint {path}: its AlbertConfig differs from the model's; use the "
                 "albert_config.json it was trained with."
             )
@@ -33,7 +34,7 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> str | None:
         return None
     prefix = find_checkpoint(path)
     if prefix is None:
-        raise ValueError(
+        raise UserError(
             f"--init_checkpoint {path}: no checkpoint found (expected an encoder.keras file, a "
             "directory of checkpoints, or a ckpt-N prefix). Convert original TF1 ALBERT "
             "checkpoints with the export tools first."
@@ -48,7 +49,7 @@ def load_encoder_weights(encoder: AlbertEncoder, path: str) -> str | None:
 
 
 def load_pretrained_weights(model: AlbertPretrainer, path: str) -> None:
-    """Initializes `model` from `path` (`init_checkpoint`); raises `ValueError`.
+    """Initializes `model` from `path` (`init_checkpoint`); raises `UserError`.
 
     The encoder always (see `load_encoder_weights`); the masked-LM and
     sentence-order heads too when `path` is a checkpoint of this trainer that

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import keras
 
+from albert_tf.errors import UserError
 from albert_tf.training.lamb import DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY, Lamb
 from albert_tf.training.schedules import WarmupPolynomialDecay
 
@@ -69,7 +70,7 @@ def create_optimizer(
     ... )
     """
     if name not in OPTIMIZER_NAMES:
-        raise ValueError(f"Unknown optimizer {name!r}: expected one of {OPTIMIZER_NAMES}.")
+        raise UserError(f"Unknown optimizer {name!r}: expected one of {OPTIMIZER_NAMES}.")
     schedule = WarmupPolynomialDecay(
         initial_learning_rate=learning_rate,
         decay_steps=num_train_steps,

@@ -28,6 +28,7 @@ import time
 import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_write_text
+from albert_tf.errors import UserError
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 
@@ -52,7 +53,7 @@ def resolve_precision(
     True
     """
     if precision not in PRECISIONS:
-        raise ValueError(f"precision={precision!r}; choose one of {PRECISIONS}.")
+        raise UserError(f"precision={precision!r}; choose one of {PRECISIONS}.")
     if precision != "auto":
         return precision
     return "mixed_bfloat16" if _bf16_is_faster(strategy, jit_compile) else "float32"

@@ -51,9 +51,12 @@ import tensorflow as tf
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.config import AlbertConfig
 from albert_tf.data.pretrain_input import check_records, pretrain_dataset
+from albert_tf.disk_space import explain_disk_full, variables_bytes
+from albert_tf.errors import UserError
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.output_lock import output_lock
 from albert_tf.training.checkpointing import restore_latest_readable
 from albert_tf.training.init_checkpoint import load_encoder_weights, load_pretrained_weights
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
@@ -101,6 +104,17 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
     # Same seed, same initial weights: with the deterministic data order, a run
     # is reproducible (on deterministic kernels) and resumable bit for bit.
     keras.utils.set_random_seed(config.seed)
+    # One job per output directory (the chief's lock; other workers write scratch copies).
+    with output_lock(workdir if strategy.extended.should_checkpoint else None, directory=True):
+        return _train_and_evaluate(config, albert_config, strategy, workdir)
+
+
+def _train_and_evaluate(
+    config: PretrainConfig,
+    albert_config: AlbertConfig,
+    strategy: tf.distribute.Strategy,
+    workdir: str,
+) -> dict[str, float]:
     run = _Run(config, albert_config, strategy, workdir)
     metrics: dict[str, float] = {}
     if config.do_train:
@@ -120,7 +134,7 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
 
 def _check_config(config: PretrainConfig, albert_config: AlbertConfig) -> None:
     if config.max_seq_length > albert_config.max_position_embeddings:
-        raise ValueError(
+        raise UserError(
             f"max_seq_length {config.max_seq_length} exceeds the model's "
             f"max_position_embeddings {albert_config.max_position_embeddings} "
             f"({config.albert_config_file})."
@@ -137,7 +151,7 @@ def _check_config(config: PretrainConfig, albert_config: AlbertConfig) -> None:
                     require_token_boundary=config.dynamic_masking and name == "input_file",
                 )
             except ValueError as e:
-                raise ValueError(f"--{name}: {e}") from e
+                raise UserError(f"--{name}: {e}") from e
 
 
 class _Run:
@@ -156,7 +170,6 @@ class _Run:
         self.workdir = workdir
         self.files = WorkerFiles(strategy, workdir)
         self.is_chief = self.files.is_chief
-        tf.io.gfile.makedirs(workdir)
 
         with strategy.scope():
             # The dtype policy goes to the layers (not the global policy), so
@@ -184,6 +197,8 @@ class _Run:
             _warn_if_data_order_changed(workdir, config)
         elif config.init_checkpoint:
             load_pretrained_weights(self.model, config.init_checkpoint)
+        # Only now, with every input read and checked: a run that fails on them writes nothing.
+        tf.io.gfile.makedirs(workdir)
         if self.is_chief:
             atomic_write_text(
                 os.path.join(workdir, "pretrain_config.json"), config.to_json_string()
@@ -270,17 +285,22 @@ class _Run:
             manager = self.manager
             if directory != self.workdir:
                 manager = tf.train.CheckpointManager(self.checkpoint, directory, max_to_keep=1)
-            path = manager.save(checkpoint_number=self.step)
+            with explain_disk_full(directory, self._checkpoint_bytes):
+                path = manager.save(checkpoint_number=self.step)
         logging.info("Saved %s.", path)
         if evaluate and self.config.do_eval:
             return self.evaluate_and_keep_best()
         return {}
 
+    def _checkpoint_bytes(self) -> int:
+        return variables_bytes([*self.model.weights, *self.optimizer.variables])
+
     def export_encoder(self) -> None:
         """Saves `encoder.keras` and `albert_config.json` (renamed into place)."""
         with self.files.write_location(self.workdir) as directory:
             temp_path = os.path.join(directory, ".tmp-encoder.keras")
-            self.model.encoder.save(temp_path)
+            with explain_disk_full(temp_path, lambda: variables_bytes(self.model.encoder.weights)):
+                self.model.encoder.save(temp_path)
             tf.io.gfile.rename(temp_path, os.path.join(directory, ENCODER_FILE), overwrite=True)
             atomic_write_text(
                 os.path.join(directory, ALBERT_CONFIG_FILE), self.albert_config.to_json_string()

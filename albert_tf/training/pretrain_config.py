@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from albert_tf.data.masking import MaskingOptions
+from albert_tf.errors import UserError
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
 from albert_tf.training.precision import PRECISIONS
 from albert_tf.training.strategy import STRATEGIES
@@ -76,7 +77,7 @@ class PretrainConfig:
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
-                raise ValueError(f"{name}={getattr(self, name)!r}; choose one of {allowed}.")
+                raise UserError(f"{name}={getattr(self, name)!r}; choose one of {allowed}.")
         for name in (
             "train_batch_size",
             "eval_batch_size",
@@ -91,24 +92,24 @@ class PretrainConfig:
             "gradient_accumulation_steps",
         ):
             if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}.")
+                raise UserError(f"{name} must be >= 1, got {getattr(self, name)}.")
         if self.num_warmup_steps < 0:
-            raise ValueError(f"num_warmup_steps must be >= 0, got {self.num_warmup_steps}.")
+            raise UserError(f"num_warmup_steps must be >= 0, got {self.num_warmup_steps}.")
         if not 0.0 < self.masked_lm_prob <= 1.0:
-            raise ValueError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
+            raise UserError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
         self.masking_options()  # checks ngram
         if self.sentence_order_loss_weight < 0:
             raise ValueError(
                 f"sentence_order_loss_weight must be >= 0, got {self.sentence_order_loss_weight}."
             )
         if not self.albert_config_file:
-            raise ValueError("albert_config_file is required (the model's albert_config.json).")
+            raise UserError("albert_config_file is required (the model's albert_config.json).")
         if self.do_train and not self.input_file:
-            raise ValueError("do_train needs input_file (TFRecord glob patterns).")
+            raise UserError("do_train needs input_file (TFRecord glob patterns).")
         if self.do_eval and not self.eval_file:
-            raise ValueError("do_eval needs eval_file (TFRecord glob patterns).")
+            raise UserError("do_eval needs eval_file (TFRecord glob patterns).")
         if self.train_batch_size % self.gradient_accumulation_steps:
-            raise ValueError(
+            raise UserError(
                 f"train_batch_size ({self.train_batch_size}) must be divisible by "
                 f"gradient_accumulation_steps ({self.gradient_accumulation_steps})."
             )

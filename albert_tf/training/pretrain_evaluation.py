@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.data.pretrain_input import pretrain_dataset
+from albert_tf.errors import UserError
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_step import SUM_NAMES, make_replica_eval_step, metrics_from_sums
 from albert_tf.training.record_errors import unreadable_records_error
@@ -69,7 +70,7 @@ class PretrainEvaluator:
         except tf.errors.DataLossError as e:
             raise unreadable_records_error(self.config.eval_file, e) from e
         if steps == 0:
-            raise ValueError(
+            raise UserError(
                 f"--eval_file {self.config.eval_file!r} holds fewer records than one eval batch "
                 f"({self.config.eval_batch_size}); lower --eval_batch_size."
             )

@@ -5,12 +5,13 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.data.pretrain_input import find_unreadable_file
+from albert_tf.errors import UserError
 
 
-def unreadable_records_error(patterns: str, error: tf.errors.DataLossError) -> ValueError:
-    """The `ValueError` to raise for `error` while reading `patterns`: names the bad file."""
+def unreadable_records_error(patterns: str, error: tf.errors.DataLossError) -> UserError:
+    """The `UserError` to raise for `error` while reading `patterns`: names the bad file."""
     found = find_unreadable_file(patterns)
     if found is None:
-        return ValueError(f"Reading {patterns!r} failed: {error.message.strip()}")
+        return UserError(f"Reading {patterns!r} failed: {error.message.strip()}")
     path, reason = found
-    return ValueError(f"{path}: corrupt or truncated TFRecord file ({reason}); regenerate it.")
+    return UserError(f"{path}: corrupt or truncated TFRecord file ({reason}); regenerate it.")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+from albert_tf.errors import UserError
+
 STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
 
 
@@ -36,7 +38,7 @@ def create_strategy(
         return tf.distribute.MultiWorkerMirroredStrategy()
     if name == "tpu":
         return _tpu_strategy(tpu_address or "")
-    raise ValueError(f"Unknown strategy {name!r}; choose one of {STRATEGIES}.")
+    raise UserError(f"Unknown strategy {name!r}; choose one of {STRATEGIES}.")
 
 
 def _mirrored_devices(num_gpus: int | None) -> list[str]:

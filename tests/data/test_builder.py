@@ -114,7 +114,7 @@ def test_bad_input_leaves_nothing(tmp_path, small_model_file, small_corpus):
     output_dir = tmp_path / "out"
     with pytest.raises(InputError, match=r"bad.txt:\d+: not valid UTF-8"):
         build_pretraining_data(_options(str(bad), small_model_file, output_dir))
-    assert os.listdir(output_dir) == []
+    assert os.listdir(tmp_path) == ["bad.txt"]  # No output directory, no lock, no temp files.
     replaced = build_pretraining_data(
         _options(str(bad), small_model_file, output_dir, on_decode_error="replace")
     )
@@ -124,7 +124,7 @@ def test_bad_input_leaves_nothing(tmp_path, small_model_file, small_corpus):
         path.write_bytes(content)
         with pytest.raises(InputError, match=error):
             build_pretraining_data(_options(str(path), small_model_file, tmp_path / "o2"))
-        assert not os.listdir(tmp_path / "o2")
+        assert not os.path.exists(tmp_path / "o2")
     with pytest.raises(InputError, match="matches no file"):
         build_pretraining_data(
             _options(str(tmp_path / "no*.txt"), small_model_file, tmp_path / "o3")

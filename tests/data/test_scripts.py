@@ -37,7 +37,7 @@ def test_create_then_stats(tmp_path, small_corpus, small_model_file):
     manifest = json.loads((output_dir / "manifest.json").read_text())
     assert manifest["options"]["max_predictions_per_seq"] == 20  # original default
     refused = _run("create_pretraining_data.py", *flags)
-    assert refused.returncode == 2 and "error: Output already exists" in refused.stderr
+    assert refused.returncode == 2 and "--overwrite" in refused.stderr
     stats = _run(
         "pretraining_data_stats.py",
         f"--input_file={output_dir}/part-*",

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from albert_tf.errors import MissingInputError, UserError
 from albert_tf.finetune.classification.tasks import Column, ColumnLayout, TaskSpec
 
 # GLUE fields can be long (MNLI parses); the csv default limit is 128 KiB.
@@ -87,7 +88,7 @@ def read_examples(path: str, spec: TaskSpec, labeled: bool = True) -> Examples:
         if layout.label is not None:
             raw_labels.append((line_number, field(layout.label, "label")))
     if not texts_a:
-        raise ValueError(f"{path}: no examples (the file is empty or has only a header).")
+        raise UserError(f"{path}: no examples (the file is empty or has only a header).")
     labels = _convert_labels(path, spec, raw_labels) if layout.label is not None else None
     return Examples(texts_a, texts_b, labels, ids, os.fspath(path))
 
@@ -101,9 +102,9 @@ def infer_labels(path: str, spec: TaskSpec) -> tuple[str, ...]:
         {field(spec.layout.label, "label").strip() for _, field in _rows(path, spec.layout, "")}
     )
     if not values:
-        raise ValueError(f"{path}: no examples (the file is empty or has only a header).")
+        raise UserError(f"{path}: no examples (the file is empty or has only a header).")
     if len(values) < 2:
-        raise ValueError(
+        raise UserError(
             f"{path}: every example has label {values[0]!r}; classification needs at least two "
             "classes. Use --problem=regression for numeric targets."
         )
@@ -115,7 +116,20 @@ def _rows(
 ) -> Iterator[tuple[int, Callable[[Column, str], str]]]:
     """Yields (line number, field getter) per data row; the getter raises with file:line."""
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"{path}: no such file (check --data_dir and the task's files).")
+        raise MissingInputError(f"{path}: no such file (check --data_dir and the task's files).")
+    line = 0
+    try:
+        for line, getter in _read_rows(path, layout, task_name):
+            yield line, getter
+    except UnicodeDecodeError as error:
+        raise UserError(
+            f"not UTF-8 text (after line {line})", where=path, fix="convert the file to UTF-8"
+        ) from error
+
+
+def _read_rows(
+    path: str, layout: ColumnLayout, task_name: str
+) -> Iterator[tuple[int, Callable[[Column, str], str]]]:
     with open(path, encoding="utf-8-sig", newline="") as handle:
         if layout.delimiter == "\t":
             reader = csv.reader(handle, delimiter="\t", quotechar=None, quoting=csv.QUOTE_NONE)
@@ -126,7 +140,7 @@ def _rows(
         if layout.has_header:
             header = next(reader, None)
             if header is None:
-                raise ValueError(f"{path}: empty file (expected a header line, then examples).")
+                raise UserError(f"{path}: empty file (expected a header line, then examples).")
             positions = _header_positions(path, header, layout, task_name)
         for row in reader:
             if not row or (len(row) == 1 and not row[0].strip()):
@@ -143,7 +157,7 @@ def _header_positions(
         if isinstance(column, str):
             if column not in names:
                 for_task = f" for task {task_name}" if task_name else ""
-                raise ValueError(
+                raise UserError(
                     f"{path}:1: the header has no column {column!r}{for_task} (columns: "
                     f"{names}). Check --task (or the --*_column flags and --has_header)."
                 )
@@ -155,7 +169,7 @@ def _field_getter(path: str, line_number: int, row: list[str], positions: dict[C
     def field(column: Column, what: str) -> str:
         position = positions[column] if isinstance(column, str) else column
         if position >= len(row):
-            raise ValueError(
+            raise UserError(
                 f"{path}:{line_number}: missing {what} column {column!r} (position {position}); "
                 f"the line has {len(row)} column(s). Fix or remove the line."
             )
@@ -171,7 +185,7 @@ def _convert_labels(path: str, spec: TaskSpec, raw_labels: Sequence[tuple[int, s
             try:
                 scores.append(float(raw))
             except ValueError:
-                raise ValueError(
+                raise UserError(
                     f"{path}:{line_number}: label {raw!r} is not a number (task {spec.name} is "
                     "a regression task)."
                 ) from None
@@ -181,7 +195,7 @@ def _convert_labels(path: str, spec: TaskSpec, raw_labels: Sequence[tuple[int, s
     for line_number, raw in raw_labels:
         label = raw.strip()
         if label not in label_ids:
-            raise ValueError(
+            raise UserError(
                 f"{path}:{line_number}: unknown label {label!r}; task {spec.name} has labels "
                 f"{list(spec.labels)}. Check --task (or --labels / --label_column)."
             )

@@ -56,6 +56,7 @@ from albert_tf.finetune.training import (
     write_run_files,
 )
 from albert_tf.models.classifier import AlbertClassifier
+from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from albert_tf.training.summaries import write_scalars
 
@@ -72,6 +73,11 @@ def run_classifier(config: ClassificationConfig, output_dir: str) -> dict[str, A
         UserError: bad data (names file and line), a tokenizer whose vocabulary differs from
             the encoder's, a label set that does not match the task, nothing to evaluate.
     """
+    with output_lock(output_dir, directory=True):  # One job per output directory.
+        return _run_classifier(config, output_dir)
+
+
+def _run_classifier(config: ClassificationConfig, output_dir: str) -> dict[str, Any]:
     strategy, precision = start(config)
     if config.do_train:
         run = _Run.for_training(config, output_dir, strategy, precision)
@@ -167,6 +173,9 @@ class _Run:
             task = task.with_labels(infer_labels(train_file, task))
             logging.info("Labels inferred from %s: %s", task.train_file, list(task.labels))
         train_examples = read_examples(train_file, task)
+        if config.do_eval:  # Checked now: a bad dev file must not surface after training.
+            for file_name, _ in task.dev_files:
+                read_examples(data_path(config, file_name), task)
         if config.max_train_examples:
             train_examples = train_examples.take(config.max_train_examples)
         with strategy.scope():

@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from albert_tf.errors import UserError
+
 Column = str | int  # A header name, or a 0-based position.
 
 PROBLEMS = ("classification", "regression")
@@ -50,7 +52,7 @@ class ColumnLayout:
             c for c in (self.text_a, self.text_b, self.label, self.index) if isinstance(c, str)
         ]
         if named and not self.has_header:
-            raise ValueError(
+            raise UserError(
                 f"Columns {named} are names but the file has no header; give 0-based positions."
             )
 
@@ -86,17 +88,17 @@ class TaskSpec:
 
     def __post_init__(self) -> None:
         if self.problem not in PROBLEMS:
-            raise ValueError(f"problem={self.problem!r}; choose one of {PROBLEMS}.")
+            raise UserError(f"problem={self.problem!r}; choose one of {PROBLEMS}.")
         if self.problem == "classification" and self.labels is not None:
             if len(self.labels) < 2:
-                raise ValueError(
+                raise UserError(
                     f"Task {self.name!r}: classification needs at least 2 labels, got "
                     f"{self.labels!r}."
                 )
             if len(set(self.labels)) != len(self.labels):
-                raise ValueError(f"Task {self.name!r}: duplicate labels in {self.labels!r}.")
+                raise UserError(f"Task {self.name!r}: duplicate labels in {self.labels!r}.")
         if self.problem == "regression" and self.labels is not None:
-            raise ValueError(f"Task {self.name!r}: regression takes no labels.")
+            raise UserError(f"Task {self.name!r}: regression takes no labels.")
 
     @property
     def num_outputs(self) -> int:
@@ -104,7 +106,7 @@ class TaskSpec:
         if self.problem == "regression":
             return 1
         if self.labels is None:
-            raise ValueError(f"Task {self.name!r}: labels are not known yet; see with_labels.")
+            raise UserError(f"Task {self.name!r}: labels are not known yet; see with_labels.")
         return len(self.labels)
 
     def with_labels(self, labels: Sequence[str]) -> TaskSpec:
@@ -235,15 +237,15 @@ def get_task(name: str, labels: Sequence[str] | None = None) -> TaskSpec:
     key = name.lower().replace("_", "-")
     key = {"sst2": "sst-2", "stsb": "sts-b", "sts": "sts-b"}.get(key, key)
     if key not in GLUE_TASKS:
-        raise ValueError(
+        raise UserError(
             f"Unknown task {name!r}; choose one of {TASK_NAMES} (tsv/csv need column flags)."
         )
     spec = GLUE_TASKS[key]
     if labels:
         if spec.labels is None:
-            raise ValueError(f"Task {spec.name} is a regression task; it takes no --labels.")
+            raise UserError(f"Task {spec.name} is a regression task; it takes no --labels.")
         if tuple(labels) != spec.labels:
-            raise ValueError(
+            raise UserError(
                 f"--labels {list(labels)} do not match task {spec.name}'s labels "
                 f"{list(spec.labels)}; leave --labels out for GLUE tasks."
             )
@@ -278,17 +280,17 @@ def generic_task(
     (`albert_tf.finetune.classification.examples.infer_labels`) and set with `TaskSpec.with_labels`.
     """
     if file_format not in GENERIC_FORMATS:
-        raise ValueError(f"file_format={file_format!r}; choose one of {GENERIC_FORMATS}.")
+        raise UserError(f"file_format={file_format!r}; choose one of {GENERIC_FORMATS}.")
     if problem not in PROBLEMS:
-        raise ValueError(f"--problem={problem!r}; choose one of {PROBLEMS}.")
+        raise UserError(f"--problem={problem!r}; choose one of {PROBLEMS}.")
     if problem == "regression" and labels:
-        raise ValueError("--labels is for classification; a regression task takes none.")
+        raise UserError("--labels is for classification; a regression task takes none.")
     text_a, text_b = parse_column(text_a_column), parse_column(text_b_column)
     label, index = parse_column(label_column), parse_column(index_column)
     if text_a is None:
-        raise ValueError("--text_a_column is required for --task=tsv/csv.")
+        raise UserError("--text_a_column is required for --task=tsv/csv.")
     if label is None:
-        raise ValueError("--label_column is required for --task=tsv/csv.")
+        raise UserError("--label_column is required for --task=tsv/csv.")
     delimiter = "\t" if file_format == "tsv" else ","
     layout = ColumnLayout(text_a, text_b, label, index, has_header, delimiter)
     # Test files hold the same columns; their label column, if any, is ignored.

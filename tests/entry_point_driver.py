@@ -1,0 +1,102 @@
+"""Runs many command lines of albert_tf's scripts in ONE process (one TensorFlow start-up).
+
+    python tests/entry_point_driver.py cases.json results.json
+
+`cases.json`: a list of `{"id": ..., "script": "scripts/x.py", "argv": [...], "cwd": ...}`.
+Each script is executed as `__main__` once (its flags defined, `cli.run(main)` intercepted to
+get `main`); each case then parses its own argv and runs through the real `cli.run`, exactly
+as on the command line, with file descriptors 1 and 2 captured. Between scripts, the flags a
+script defined are deleted so the next one can define its own. `results.json` gets
+`{"id", "exit_code", "stderr", "stdout"}` per case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+import tempfile
+
+from absl import flags
+
+from albert_tf import cli  # First, as in every script.
+
+FLAGS = flags.FLAGS
+
+
+def _load_main(script: str):
+    """Executes `script` as __main__ with `cli.run` intercepted; returns its `main`."""
+    captured = []
+    real_run = cli.run
+    cli.run = captured.append
+    try:
+        runpy.run_path(script, run_name="__main__")
+    finally:
+        cli.run = real_run
+    (main,) = captured
+    return main
+
+
+def _run_case(main, script: str, argv: list[str], cwd: str) -> dict:
+    FLAGS.unparse_flags()
+    sys.argv = [script, *argv]
+    outputs = {}
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
+    files = {fd: tempfile.TemporaryFile() for fd in (1, 2)}
+    previous_cwd = os.getcwd()
+    exit_code = 0
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd, handle in files.items():
+            os.dup2(handle.fileno(), fd)
+        os.chdir(cwd)
+        try:
+            cli.run(main)
+        except SystemExit as stop:
+            code = stop.code
+            exit_code = code if isinstance(code, int) else (0 if code is None else 1)
+        except BaseException as error:  # noqa: BLE001 - a bug: report it like Python would.
+            import traceback
+
+            traceback.print_exc()
+            exit_code = 1
+            del error
+    finally:
+        os.chdir(previous_cwd)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        for fd in (1, 2):
+            os.dup2(saved[fd], fd)
+            os.close(saved[fd])
+            files[fd].seek(0)
+            outputs[fd] = files[fd].read().decode("utf-8", "replace")
+            files[fd].close()
+    return {"exit_code": exit_code, "stdout": outputs[1], "stderr": outputs[2]}
+
+
+def run_cases(cases: list[dict]) -> list[dict]:
+    """Every case, grouped by script in order of first appearance."""
+    import tensorflow  # noqa: F401  - the shared start-up, before any case is timed or captured
+
+    cli.release_stderr()
+    results = []
+    for script in dict.fromkeys(case["script"] for case in cases):
+        before = set(FLAGS)
+        main = _load_main(script)
+        for case in (c for c in cases if c["script"] == script):
+            result = _run_case(main, script, case["argv"], case.get("cwd", os.getcwd()))
+            results.append({"id": case["id"], **result})
+        for name in set(FLAGS) - before:  # The next script defines its own flags.
+            delattr(FLAGS, name)
+    return results
+
+
+if __name__ == "__main__":
+    cases_file, results_file = sys.argv[1:3]  # Before the cases replace sys.argv.
+    with open(cases_file, encoding="utf-8") as handle:
+        all_cases = json.load(handle)
+    all_results = run_cases(all_cases)
+    with open(results_file, "w", encoding="utf-8") as handle:
+        json.dump(all_results, handle, indent=1)

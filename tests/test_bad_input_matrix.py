@@ -1,0 +1,455 @@
+"""The bad-input matrix: every entry point x malformed inputs -> exit 2, one line, no output.
+
+Each row is one command line of one script (`ROWS`); every row must:
+  * exit with status 2 (`albert_tf.cli`'s user-error status),
+  * print exactly one line on stderr, `error: ...`, naming the offending path,
+  * write nothing: the case's directory (inputs and would-be outputs) is unchanged.
+
+All rows run in ONE subprocess (`tests/entry_point_driver.py`), which starts TensorFlow once
+and runs each command line through the script's own `main` and `cli.run`, as the shell would.
+A new entry point joins with a few rows: `Row(script, case, args, offending)`, where `args` and
+`offending` may use the `{name}` placeholders of `_inputs` (shared tiny files) and `{out}`
+(an output path in the row's own directory).
+
+"Unwritable directory" as root: root ignores permission bits, so the rows use a path under
+`/proc`, where the kernel refuses to create entries for every user, root included.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from albert_tf.config import AlbertConfig
+from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.tokenization.train import train_sentencepiece
+from tests.conftest import REPO_ROOT, SAMPLE_TEXT, TINY_ALBERT
+
+UNWRITABLE = "/proc/albert_tf_unwritable/out"
+_NEGATIVE = ["a dull mess", "boring and far too long", "the worst script ever", "so bad"]
+_POSITIVE = ["a fine film", "great acting and story", "the best music", "lovely"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One command line: `script` with `args`; the error line must name `offending`."""
+
+    script: str
+    case: str
+    args: tuple[str, ...]
+    offending: str
+
+    @property
+    def id(self) -> str:
+        return f"{os.path.splitext(self.script)[0]}:{self.case}"
+
+
+def _rows_of(script: str, base: dict[str, str], cases: dict[str, tuple[dict, str]]) -> list[Row]:
+    """Rows of `script`: each case overrides some `base` flags (None drops a flag)."""
+    rows = []
+    for case, (overrides, offending) in cases.items():
+        flags = {**base, **overrides}
+        args = tuple(
+            f"--{name}" if value == "" else f"--{name}={value}"
+            for name, value in flags.items()
+            if value is not None
+        )
+        rows.append(Row(script, case, args, offending))
+    return rows
+
+
+_COMMON_OUTPUT_CASES = {
+    "output path that is a file": ({"@out": "{a_file}"}, "{a_file}"),
+    "unwritable directory": ({"@out": UNWRITABLE}, "/proc/albert_tf_unwritable"),
+}
+
+
+def _with_output(flag: str, cases: dict, suffix: str = "") -> dict:
+    """Adds the output cases, with the output flag's name (and a suffix: `/spm`) filled in."""
+    out = {}
+    for case, (overrides, offending) in {**cases, **_COMMON_OUTPUT_CASES}.items():
+        out[case] = (
+            {
+                flag if k == "@out" else k: v + suffix if k == "@out" else v
+                for k, v in overrides.items()
+            },
+            offending,
+        )
+    return out
+
+
+ROWS: list[Row] = [
+    *_rows_of(
+        "create_pretraining_data.py",
+        {
+            "input_file": "{corpus}",
+            "output_dir": "{out}",
+            "spm_model_file": "{spm}",
+            "max_seq_length": "32",
+            "dupe_factor": "1",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"input_file": "{missing}.txt"}, "{missing}.txt"),
+                "empty file": ({"input_file": "{empty}"}, "{empty}"),
+                "non-UTF-8": ({"input_file": "{latin1}"}, "{latin1}"),
+                "wrong format (JSON for a SentencePiece model)": (
+                    {"spm_model_file": "{config}"},
+                    "{config}",
+                ),
+                "spm model without control symbols": (
+                    {"spm_model_file": "{spm_no_control}"},
+                    "{spm_no_control}",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "train_tokenizer.py",
+        {"input_files": "{corpus}", "model_prefix": "{out}/spm", "vocab_size": "100"},
+        _with_output(
+            "model_prefix",
+            {
+                "missing file": ({"input_files": "{missing}.txt"}, "{missing}.txt"),
+                "empty file": ({"input_files": "{empty}"}, "{empty}"),
+                "non-UTF-8": ({"input_files": "{latin1}"}, "{latin1}"),
+            },
+            suffix="/spm",
+        ),
+    ),
+    *_rows_of(
+        "run_pretraining.py",
+        {
+            "input_file": "{records}",
+            "output_dir": "{out}",
+            "albert_config_file": "{config}",
+            "max_seq_length": "32",
+            "max_predictions_per_seq": "5",
+            "train_batch_size": "2",
+            "num_train_steps": "1",
+            "num_warmup_steps": "0",
+            "precision": "float32",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"input_file": "{missing}.tfrecord"}, "{missing}.tfrecord"),
+                "empty file": ({"input_file": "{empty}"}, "{empty}"),
+                "truncated TFRecord": ({"input_file": "{truncated}"}, "{truncated}"),
+                "records of another sequence length": (
+                    {"max_seq_length": "48"},
+                    "{records}",
+                ),
+                "wrong format (TSV for a JSON config)": (
+                    {"albert_config_file": "{train_tsv}"},
+                    "{train_tsv}",
+                ),
+                "config with unknown sharing mode": (
+                    {"albert_config_file": "{bad_sharing}"},
+                    "{bad_sharing}",
+                ),
+                "checkpoint of another shape": (
+                    {"init_checkpoint": "{other_encoder}"},
+                    "{other_encoder}",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "export_saved_model.py",
+        {
+            "checkpoint": "{encoder}",
+            "spm_model_file": "{spm}",
+            "export_dir": "{out}",
+            "seq_length": "16",
+        },
+        _with_output(
+            "export_dir",
+            {
+                "missing file": ({"checkpoint": "{missing}.keras"}, "{missing}.keras"),
+                "empty file": ({"spm_model_file": "{empty}"}, "{empty}"),
+                "wrong format (JSON for a SentencePiece model)": (
+                    {"spm_model_file": "{config}"},
+                    "{config}",
+                ),
+                "spm model without control symbols": (
+                    {"spm_model_file": "{spm_no_control}"},
+                    "{spm_no_control}",
+                ),
+                "checkpoint of another shape": (
+                    {"checkpoint": "{other_encoder}", "albert_config_file": "{config}"},
+                    "{other_encoder}",
+                ),
+                "config with unknown sharing mode": (
+                    {"albert_config_file": "{bad_sharing}"},
+                    "{bad_sharing}",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "convert_checkpoint.py",
+        {"from": "albert_tf", "to": "hf", "input": "{encoder}", "output": "{out}"},
+        _with_output(
+            "output",
+            {
+                "missing file": ({"input": "{missing}.keras"}, "{missing}.keras"),
+                "wrong format (a .keras file as Hugging Face)": (
+                    {"from": "hf", "to": "albert_tf"},
+                    "{encoder}",
+                ),
+                "spm model without control symbols": (
+                    {"spm_model_file": "{spm_no_control}"},
+                    "{spm_no_control}",
+                ),
+                "config with unknown sharing mode": (
+                    {"from": "hf", "to": "albert_tf", "config": "{bad_sharing}"},
+                    "{bad_sharing}",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "run_classifier.py",
+        {
+            "task": "tsv",
+            "data_dir": "{data_dir}",
+            "text_a_column": "sentence",
+            "label_column": "label",
+            "init_checkpoint": "{encoder}",
+            "spm_model_file": "{spm}",
+            "output_dir": "{out}",
+            "do_train": "",
+            "max_seq_length": "16",
+            "train_batch_size": "2",
+            "do_eval": "",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"train_file": "{missing}.tsv"}, "{missing}.tsv"),
+                "empty file": ({"train_file": "{empty}"}, "{empty}"),
+                "wrong format (JSON for a TSV)": ({"train_file": "{config}"}, "{config}"),
+                "non-UTF-8": ({"train_file": "{latin1}"}, "{latin1}"),
+                "row without its label": ({"train_file": "{no_label_tsv}"}, "{no_label_tsv}"),
+                "missing dev file (found before training)": (
+                    {"dev_file": "{missing}.tsv"},
+                    "{missing}.tsv",
+                ),
+                "spm model without control symbols": (
+                    {"spm_model_file": "{spm_no_control}"},
+                    "{spm_no_control}",
+                ),
+                "checkpoint of another shape": (
+                    {"init_checkpoint": "{other_encoder}", "albert_config_file": "{config}"},
+                    "{other_encoder}",
+                ),
+                "config with unknown sharing mode": (
+                    {"init_checkpoint": None, "albert_config_file": "{bad_sharing}"},
+                    "{bad_sharing}",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "run_quickstart.py",
+        {"workdir": "{out}"},
+        _with_output(
+            "workdir",
+            {
+                "missing file": ({"input_file": "{missing}.txt"}, "{missing}.txt"),
+                "empty file": ({"input_file": "{empty}"}, "{empty}"),
+                "non-UTF-8": ({"input_file": "{latin1}"}, "{latin1}"),
+            },
+        ),
+    ),
+    *_rows_of(
+        "pretraining_data_stats.py",
+        {"input_file": "{records}"},
+        {
+            "missing file": ({"input_file": "{missing}.tfrecord"}, "{missing}.tfrecord"),
+            "truncated TFRecord": ({"input_file": "{truncated}"}, "{truncated}"),
+            "spm model without control symbols": (
+                {"spm_model_file": "{spm_no_control}"},
+                "{spm_no_control}",
+            ),
+        },
+    ),
+]
+
+
+def _write(path, content: bytes | str) -> str:
+    mode = "wb" if isinstance(content, bytes) else "w"
+    with open(path, mode) as handle:
+        handle.write(content)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
+    """Shared tiny inputs (read-only for the rows), by placeholder name."""
+    root = tmp_path_factory.mktemp("inputs")
+    documents = SAMPLE_TEXT.read_text(encoding="utf-8").split("\n\n")[:6]
+    corpus = _write(root / "corpus.txt", "\n\n".join(documents) + "\n")
+    config = AlbertConfig(**TINY_ALBERT)
+    config.to_json_file(root / "albert_config.json")
+    _write(root / "bad_sharing.json", json.dumps({**TINY_ALBERT, "sharing": "every_other"}))
+    encoder = AlbertEncoder(config)
+    encoder.save(root / "encoder.keras")
+    AlbertEncoder(config.replace(hidden_size=16)).save(root / "other_encoder.keras")
+    build_pretraining_data(
+        BuilderOptions(
+            input_file=corpus,
+            spm_model_file=tiny_model_file,
+            output_dir=str(root / "records"),
+            max_seq_length=32,
+            max_predictions_per_seq=5,
+            dupe_factor=1,
+        )
+    )
+    records = str(root / "records" / "part-00000-of-00001.tfrecord")
+    with open(records, "rb") as handle:
+        _write(root / "truncated.tfrecord", handle.read()[:30])  # Cut inside the first record.
+    data_dir = root / "data"
+    data_dir.mkdir()
+    rows = [
+        f"{text}\t{label}" for label, texts in ((0, _NEGATIVE), (1, _POSITIVE)) for text in texts
+    ]
+    _write(data_dir / "train.tsv", "\n".join(["sentence\tlabel", *rows]) + "\n")
+    _write(data_dir / "dev.tsv", "\n".join(["sentence\tlabel", *rows]) + "\n")
+    _write(data_dir / "no_label.tsv", "sentence\tlabel\na fine film\t1\nno label here\n")
+    return {
+        "corpus": corpus,
+        "spm": tiny_model_file,
+        "spm_no_control": train_sentencepiece(
+            [str(SAMPLE_TEXT)], str(root / "no_control"), vocab_size=300, control_symbols=()
+        ),
+        "config": str(root / "albert_config.json"),
+        "bad_sharing": str(root / "bad_sharing.json"),
+        "encoder": str(root / "encoder.keras"),
+        "other_encoder": str(root / "other_encoder.keras"),
+        "records": records,
+        "truncated": str(root / "truncated.tfrecord"),
+        "data_dir": str(data_dir),
+        "train_tsv": str(data_dir / "train.tsv"),
+        "no_label_tsv": str(data_dir / "no_label.tsv"),
+        "empty": _write(root / "empty.txt", ""),
+        "latin1": _write(
+            root / "latin1.txt", "caf\u00e9 cr\u00e8me\tna\u00efve\n".encode("latin-1")
+        ),
+        "a_file": _write(root / "a_file.txt", "not a directory\n"),
+        "missing": str(root / "missing"),
+    }
+
+
+def _snapshot(root) -> dict[str, tuple[int, int]]:
+    """Every path under `root` (hidden ones included) with its size and mtime."""
+    found = {}
+    for directory, names, files in os.walk(root):
+        for name in names + files:
+            path = os.path.join(directory, name)
+            stat = os.lstat(path)
+            found[os.path.relpath(path, root)] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+@pytest.fixture(scope="module")
+def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
+    """Runs the selected rows in one driver subprocess; returns results by row id."""
+    selected = {
+        item.callspec.params["row"].id
+        for item in request.session.items
+        if "row" in getattr(getattr(item, "callspec", None), "params", {})
+    }
+    rows = [row for row in ROWS if row.id in selected]
+    root = tmp_path_factory.mktemp("matrix")
+    cases, placeholders = [], {}
+    for index, row in enumerate(rows):
+        case_dir = root / f"case{index:03d}"
+        case_dir.mkdir()
+        values = {**inputs, "out": str(case_dir / "out")}
+        placeholders[row.id] = (values, str(case_dir))
+        cases.append(
+            {
+                "id": row.id,
+                "script": str(REPO_ROOT / "scripts" / row.script),
+                "argv": [arg.format(**values) for arg in row.args],
+                "cwd": str(case_dir),
+            }
+        )
+    (root / "cases.json").write_text(json.dumps(cases))
+    watched = [os.path.dirname(inputs["corpus"]), os.path.dirname(inputs["spm"])]
+    before = {path: _snapshot(path) for path in watched}
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO_ROOT / "tests" / "entry_point_driver.py"),
+            "cases.json",
+            "out.json",
+        ],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "PYTHONWARNINGS": "ignore"},
+        check=True,
+        timeout=900,
+    )
+    results = {r["id"]: r for r in json.loads((root / "out.json").read_text())}
+    inputs_unchanged = all(_snapshot(path) == before[path] for path in watched)
+    return {
+        row.id: {
+            **results[row.id],
+            "values": placeholders[row.id][0],
+            "case_dir_after": os.listdir(placeholders[row.id][1]),
+            "inputs_unchanged": inputs_unchanged,
+        }
+        for row in rows
+    }
+
+
+def test_matrix_size():
+    scripts = {row.script for row in ROWS}
+    print(f"bad-input matrix: {len(scripts)} entry points, {len(ROWS)} rows")
+    assert len(scripts) >= 8 and len(ROWS) >= 50
+    assert len({row.id for row in ROWS}) == len(ROWS)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
+def test_bad_input(row: Row, matrix):
+    result = matrix[row.id]
+    stderr = result["stderr"]
+    assert result["exit_code"] == 2, f"{row.args}\n{stderr}"
+    lines = stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    assert row.offending.format(**result["values"]) in lines[0], stderr
+    assert result["case_dir_after"] == [], result["case_dir_after"]  # No output, lock or temp.
+    assert result["inputs_unchanged"]
+
+
+@pytest.mark.parametrize(
+    "script, args",
+    [
+        ("export_saved_model.py", ["--checkpoint={missing}.keras", "--spm_model_file={spm}"]),
+        ("run_quickstart.py", ["--input_file={missing}.txt"]),
+    ],
+)
+def test_real_command_line_prints_one_line(script, args, inputs, tmp_path):
+    """Outside the driver too: TensorFlow's start-up noise stays out of stderr."""
+    out = str(tmp_path / "out")
+    flags = [arg.format(**inputs) for arg in args]
+    flags.append(f"--{'export_dir' if script.startswith('export') else 'workdir'}={out}")
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / script), *flags],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=300,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
+    assert inputs["missing"] in result.stderr and os.listdir(tmp_path) == []

@@ -1,0 +1,123 @@
+"""Output locks: a second job fails at once naming the holder; a killed holder frees the lock."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from albert_tf.errors import OutputLockedError, UserError
+from albert_tf.output_lock import OutputLock, lock_path, output_lock
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_HOLD = (
+    "import sys, time; from albert_tf.output_lock import output_lock\n"
+    "with output_lock(sys.argv[1]):\n"
+    "    print('locked', flush=True); time.sleep(60)\n"
+)
+
+
+def _start_holder(output: str) -> subprocess.Popen:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, output, "--job=holder"],
+        stdout=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": _ROOT},
+        text=True,
+    )
+    assert holder.stdout.readline().strip() == "locked"
+    return holder
+
+
+def test_second_job_fails_with_holder_pid_and_command(tmp_path):
+    output = str(tmp_path / "run")
+    holder = _start_holder(output)
+    try:
+        with pytest.raises(OutputLockedError) as raised:
+            OutputLock(output).acquire()
+        message = str(raised.value)
+        assert f"pid {holder.pid} " in message
+        assert "--job=holder" in message and output in message
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_sigkilled_holder_leaves_no_stale_lock(tmp_path):
+    output = str(tmp_path / "run")
+    holder = _start_holder(output)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    assert os.path.exists(lock_path(output))  # The file stays, but the kernel freed the lock.
+    with output_lock(output) as lock:
+        assert lock is not None
+        with open(lock_path(output)) as handle:
+            assert handle.read().startswith(f"{os.getpid()} ")
+
+
+def test_lock_neither_creates_the_output_nor_lies_in_it(tmp_path):
+    output = tmp_path / "a" / "b" / "run"
+    with output_lock(str(output)):
+        assert not output.exists()
+        assert os.path.dirname(lock_path(str(output))) == str(output.parent)
+        assert os.path.basename(lock_path(str(output))).startswith(".")
+    # Released: the lock file and the directories it had to create are gone.
+    assert os.listdir(tmp_path) == []
+
+
+def test_existing_output_dir_is_left_as_it_was(tmp_path):
+    output = tmp_path / "run"
+    output.mkdir()
+    (output / "ckpt-1.index").write_text("x")
+    with output_lock(str(output)):
+        pass
+    assert sorted(os.listdir(tmp_path)) == ["run"]
+    assert os.listdir(output) == ["ckpt-1.index"]
+
+
+def test_output_under_a_regular_file_is_a_user_error(tmp_path):
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match="file.txt"):
+        OutputLock(str(blocker / "sub" / "run")).acquire()
+
+
+def test_remote_and_empty_outputs_are_not_locked():
+    with output_lock("gs://bucket/run") as lock:
+        assert lock is None
+    with output_lock("") as lock:
+        assert lock is None
+
+
+def test_directory_output_that_is_a_file_is_refused(tmp_path):
+    blocker = tmp_path / "out"
+    blocker.write_text("x")
+    with pytest.raises(UserError, match="is a file"):
+        with output_lock(str(blocker), directory=True):
+            pass
+    with output_lock(str(blocker)):  # A file output (e.g. a record shard) may exist.
+        pass
+
+
+def test_a_second_data_build_on_a_held_output_fails_and_writes_nothing(tmp_path, tiny_model_file):
+    from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+    from tests.conftest import SAMPLE_TEXT
+
+    output = str(tmp_path / "records")
+    holder = _start_holder(output)  # Stands for a first build still running.
+    try:
+        options = BuilderOptions(
+            input_file=str(SAMPLE_TEXT),
+            spm_model_file=tiny_model_file,
+            output_dir=output,
+            max_seq_length=32,
+            dupe_factor=1,
+        )
+        with pytest.raises(OutputLockedError, match=f"pid {holder.pid} "):
+            build_pretraining_data(options)
+        assert sorted(os.listdir(tmp_path)) == [".records.lock"]  # The holder's lock only.
+    finally:
+        holder.kill()
+        holder.wait()
