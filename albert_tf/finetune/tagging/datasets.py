@@ -6,10 +6,10 @@ with a static shape. Prediction: each batch of sentences goes through the same a
 model, and the logits at each word's first piece are its prediction (`gather_word_logits`), so
 every word gets exactly one, windows or not.
 
-Example (illustration):
-    >>> dataset, num_windows = make_training_dataset(words, label_ids, aligner, 32, seed=1)
-    >>> model.fit(dataset, steps_per_epoch=num_windows // 32, epochs=3)
-    >>> predict_tag_ids(model, aligner, words, batch_size=64)  # [[tag id per word] per sentence]
+Illustration (not run):
+    dataset, num_windows = make_training_dataset(words, label_ids, aligner, 32, seed=1)
+    model.fit(dataset, steps_per_epoch=num_windows // 32, epochs=3)
+    predict_tag_ids(model, aligner, words, batch_size=64)  # [[tag id per word] per sentence]
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ SentencePiece and normalization ops), not albert_tf:
     tagger = tf.saved_model.load(export_dir)
     tagger.signatures["tag"](text=tf.constant(["Empire State Building = ESB"]))["tags"]
 
-Example (illustration):
-    >>> export_tagger("/tmp/ner_export", model, aligner, labels=("O", "B-PER", "I-PER"))
+Illustration (not run):
+    export_tagger("/tmp/ner_export", model, aligner, labels=("O", "B-PER", "I-PER"))
     '/tmp/ner_export'
 """
 

@@ -14,11 +14,11 @@ prediction, the others are ignored in the loss (`IGNORE_LABEL`) unless `label_al
 Everything is TensorFlow ops (a `tf.scan` assigns windows), so the same code featurizes the
 training data (`tf.data`), evaluation, and the exported SavedModel's `tag`/`tag_words`.
 
-Example (illustration; spm.model is a SentencePiece model):
-    >>> aligner = WordPieceAligner(AlbertTextTokenizer(proto="spm.model"), seq_length=8)
-    >>> words = tf.ragged.constant([["EU", "rejects", "German", "call"], ["Hi"]])
-    >>> features, alignment = aligner(words)
-    >>> alignment["word_window"], alignment["word_position"]  # (window, first piece) per word
+Illustration (not run; spm.model is a SentencePiece model):
+    aligner = WordPieceAligner(AlbertTextTokenizer(proto="spm.model"), seq_length=8)
+    words = tf.ragged.constant([["EU", "rejects", "German", "call"], ["Hi"]])
+    features, alignment = aligner(words)
+    alignment["word_window"], alignment["word_position"]  # (window, first piece) per word
 """
 
 from __future__ import annotations
