@@ -19,6 +19,10 @@ STAGES = (
     "albert_tf.convert",
     "albert_tf.finetune",
     "albert_tf.finetune.classification",
+    "albert_tf.finetune.span_qa",
+    "albert_tf.finetune.multiple_choice",
+    "albert_tf.finetune.tagging",
+    "albert_tf.experiments",
 )
 
 

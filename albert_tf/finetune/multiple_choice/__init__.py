@@ -5,3 +5,13 @@
 `choice_features.ChoiceFeatures` (the same in graph, for training and serving), `datasets`,
 `metrics`, `models.multiple_choice.AlbertMultipleChoice` and `serving.export_multiple_choice`.
 """
+
+from albert_tf.lazy_exports import lazy_exports
+
+__all__ = [
+    "MultipleChoiceConfig",
+    "export_multiple_choice",
+    "run_multiple_choice",
+]
+# Imported on first use (see albert_tf/lazy_exports.py).
+__getattr__, __dir__ = lazy_exports(__name__, __all__)

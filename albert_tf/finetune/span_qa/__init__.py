@@ -5,3 +5,13 @@
 (n-best legal spans, v2 nulls), `scoring` (the official EM/F1), `baseline`,
 `models.span_qa.AlbertSpanQA` and `serving.export_span_qa` (`answer(question, context)`).
 """
+
+from albert_tf.lazy_exports import lazy_exports
+
+__all__ = [
+    "SquadConfig",
+    "export_span_qa",
+    "run_squad",
+]
+# Imported on first use (see albert_tf/lazy_exports.py).
+__getattr__, __dir__ = lazy_exports(__name__, __all__)

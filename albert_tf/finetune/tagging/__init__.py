@@ -5,3 +5,13 @@
 and windows), `conlleval` (entity-level metrics), `baseline` (most frequent tag per word),
 `models.token_classifier.AlbertTokenClassifier` and `serving.export_tagger`.
 """
+
+from albert_tf.lazy_exports import lazy_exports
+
+__all__ = [
+    "TaggingConfig",
+    "export_tagger",
+    "run_tagging",
+]
+# Imported on first use (see albert_tf/lazy_exports.py).
+__getattr__, __dir__ = lazy_exports(__name__, __all__)
