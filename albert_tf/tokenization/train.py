@@ -43,12 +43,17 @@ ORIGINAL_USER_SYMBOLS = ("(", ")", '"', "-", ".", "–", "£", "€")
 def _normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
     """Yields normalized non-empty lines of all files (blank lines separate documents)."""
     for path in files:
-        with open(path, encoding="utf-8") as handle:
-            for line_number, line in enumerate(handle, start=1):
+        with open(path, "rb") as handle:  # Decoded line by line, to name the bad line.
+            for line_number, raw_line in enumerate(handle, start=1):
                 try:
-                    normalized = normalize_text(line, do_lower_case=do_lower_case)
-                except Exception as error:  # pragma: no cover - defensive, names the line
-                    raise ValueError(f"{path}:{line_number}: cannot normalize: {error}") from error
+                    line = raw_line.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    raise UserError(
+                        f"not UTF-8 text ({error.reason} at byte {error.start} of the line)",
+                        where=f"{path}:{line_number}",
+                        fix="convert the file to UTF-8",
+                    ) from error
+                normalized = normalize_text(line, do_lower_case=do_lower_case)
                 if normalized:
                     yield normalized
 
@@ -104,6 +109,7 @@ def train_sentencepiece(
     with output_lock(model_prefix):
         return _train(
             itertools.chain([first], lines),
+            files,
             model_prefix,
             seed,
             dict(
@@ -120,7 +126,9 @@ def train_sentencepiece(
         )
 
 
-def _train(sentences: Iterator[str], model_prefix: str, seed: int, options: dict) -> str:
+def _train(
+    sentences: Iterator[str], files: list[str], model_prefix: str, seed: int, options: dict
+) -> str:
     """Trains under a temporary prefix, then renames (`.vocab` first, `.model` last)."""
     output_dir = os.path.dirname(os.path.abspath(model_prefix))
     os.makedirs(output_dir, exist_ok=True)
@@ -141,6 +149,12 @@ def _train(sentences: Iterator[str], model_prefix: str, seed: int, options: dict
         )
         os.replace(temp_prefix + ".vocab", model_prefix + ".vocab")
         os.replace(temp_prefix + ".model", model_prefix + ".model")
+    except RuntimeError as error:  # SentencePiece's trainer reports bad settings this way.
+        raise UserError(
+            f"SentencePiece training failed ({' '.join(str(error).split())})",
+            where=",".join(files),
+            fix="lower --vocab_size or train on more text",
+        ) from error
     finally:
         shutil.rmtree(temp_dir, ignore_errors=True)
     return model_prefix + ".model"
