@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 
 import pytest
+
+# `--precision=auto` probes the machine; tests (and the scripts they start) get float32
+# everywhere so their numbers and tolerances do not depend on the CPU CI happens to run on.
+os.environ.setdefault("ALBERT_TF_AUTO_PRECISION", "float32")
 
 from albert_tf.tokenization.train import train_sentencepiece
 

@@ -14,7 +14,9 @@ So on a CPU:
   XLA's own bf16 dot ran at 24), and bf16 wins only when it is at least `_BF16_MARGIN` faster.
   The result is cached per machine (CPU model, flags, core count, TensorFlow version, XLA)
   in `$XDG_CACHE_HOME/albert_tf/precision_probe-*.json`, so later runs decide at once.
-  `ALBERT_TF_PRECISION_PROBE=0` skips the probe (float32 unless AMX).
+  `ALBERT_TF_PRECISION_PROBE=0` skips the probe (float32 unless AMX);
+  `ALBERT_TF_AUTO_PRECISION=<policy>` makes `auto` mean that policy (the test suite sets
+  float32, so its numbers do not depend on the machine it runs on).
 """
 
 from __future__ import annotations
@@ -56,6 +58,14 @@ def resolve_precision(
         raise UserError(f"precision={precision!r}; choose one of {PRECISIONS}.")
     if precision != "auto":
         return precision
+    forced = os.environ.get("ALBERT_TF_AUTO_PRECISION")
+    if forced:
+        if forced not in PRECISIONS[1:]:
+            raise UserError(
+                f"ALBERT_TF_AUTO_PRECISION={forced!r}",
+                fix=f"set it to one of {PRECISIONS[1:]} or unset it",
+            )
+        return forced
     return "mixed_bfloat16" if _bf16_is_faster(strategy, jit_compile) else "float32"
 
 

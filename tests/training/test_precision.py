@@ -13,6 +13,7 @@ def fresh(monkeypatch, tmp_path):
     """A private probe cache and no memoized choice."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.delenv("ALBERT_TF_PRECISION_PROBE", raising=False)
+    monkeypatch.delenv("ALBERT_TF_AUTO_PRECISION", raising=False)
     precision.cpu_precision_choice.cache_clear()
     yield tmp_path
     precision.cpu_precision_choice.cache_clear()
@@ -79,6 +80,16 @@ def test_xla_is_probed_and_cached_apart(fresh, monkeypatch):
 def test_real_probe_measures_both_dtypes(fresh, jit_compile):
     float32, bfloat16 = precision.probe_gemm_gflops(jit_compile, repeats=1, rounds=1)
     assert float32 > 0 and bfloat16 > 0
+
+
+def test_auto_can_be_pinned(fresh, monkeypatch):
+    monkeypatch.setattr(precision, "probe_gemm_gflops", pytest.fail)
+    monkeypatch.setenv("ALBERT_TF_AUTO_PRECISION", "mixed_float16")
+    assert resolve_precision("auto") == "mixed_float16"
+    assert resolve_precision("float32") == "float32"
+    monkeypatch.setenv("ALBERT_TF_AUTO_PRECISION", "fast")
+    with pytest.raises(ValueError, match="ALBERT_TF_AUTO_PRECISION"):
+        resolve_precision("auto")
 
 
 def test_unknown_precision_is_rejected():
