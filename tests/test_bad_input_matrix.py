@@ -293,6 +293,7 @@ ROWS: list[Row] = [
             "do_train": "",
             "do_predict": "",
             "max_seq_length": "32",
+            "max_query_length": "8",
             "train_batch_size": "2",
         },
         _with_output(
