@@ -323,6 +323,7 @@ ROWS: list[Row] = [
             "do_train": "",
             "do_eval": "",
             "max_seq_length": "32",
+            "max_qa_length": "8",
             "train_batch_size": "2",
         },
         _with_output(
