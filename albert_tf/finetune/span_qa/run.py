@@ -52,6 +52,7 @@ from albert_tf.finetune.training import (
     write_run_files,
 )
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
+from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 
@@ -62,6 +63,11 @@ def run_squad(config: SquadConfig, output_dir: str) -> dict[str, Any]:
         A flat dict: `train_*` (when training), `<file stem>/<figure>` per predicted file with
         gold answers, `null_score_diff_threshold`, `saved_model` (export path).
     """
+    with output_lock(output_dir, directory=True):  # One job per output directory.
+        return _run_squad(config, output_dir)
+
+
+def _run_squad(config: SquadConfig, output_dir: str) -> dict[str, Any]:
     config.check_files()
     strategy, precision = start(config)
     if config.do_train:
