@@ -395,7 +395,7 @@ ROWS: list[Row] = [
                 "empty file": ({"source": "{empty}"}, "{empty}"),
                 "wrong format (TSV as a source)": ({"source": "{train_tsv}"}, "{train_tsv}"),
                 "wrong format (JSON for a SentencePiece model)": (
-                    {"spm_model_file": "{config}"},
+                    {"spm_model_file": "{config}", "inputs": "text"},
                     "{config}",
                 ),
                 "checkpoint of another shape": (
