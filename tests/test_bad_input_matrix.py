@@ -480,7 +480,7 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         "options": [["fine", "bad", "long", "dull"], ["great", "bad", "poor", "none"]],
         "answers": ["A", "A"],
     }
-    _write(race_dir / "1.txt", json.dumps(race))
+    _write(race_dir / "1.json", json.dumps(race))
     conll = "\n\n".join(
         "\n".join(f"{word}\t{tag}" for word, tag in sentence)
         for sentence in (
