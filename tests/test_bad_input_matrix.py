@@ -405,6 +405,69 @@ ROWS: list[Row] = [
             },
         ),
     ),
+    *_rows_of(
+        "run_experiment.py",
+        {
+            "preset": "sharing",
+            "output_dir": "{out}",
+            "input_file": "{corpus}",
+            "eval_file": "{corpus}",
+            "spm_model_file": "{spm}",
+            "num_train_steps": "1",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"input_file": "{missing}.txt"}, "{missing}.txt"),
+                "empty file": ({"eval_file": "{empty}"}, "{empty}"),
+                "non-UTF-8": ({"input_file": "{latin1}"}, "{latin1}"),
+                "wrong format (JSON for a SentencePiece model)": (
+                    {"spm_model_file": "{config}"},
+                    "{config}",
+                ),
+                "spm model without control symbols": (
+                    {"spm_model_file": "{spm_no_control}"},
+                    "{spm_no_control}",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "analyze_layers.py",
+        {
+            "encoder_files": "{encoder}",
+            "input_file": "{records}",
+            "max_seq_length": "32",
+            "max_predictions_per_seq": "5",
+            "num_records": "2",
+            "output_dir": "{out}",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"encoder_files": "{missing}.keras"}, "{missing}.keras"),
+                "missing records": ({"input_file": "{missing}.tfrecord"}, "{missing}.tfrecord"),
+                "empty file": ({"input_file": "{empty}"}, "{empty}"),
+                "truncated TFRecord": ({"input_file": "{truncated}"}, "{truncated}"),
+                "wrong format (TSV for an encoder)": (
+                    {"encoder_files": "{train_tsv}"},
+                    "{train_tsv}",
+                ),
+                "records of another sequence length": ({"max_seq_length": "48"}, "{records}"),
+            },
+        ),
+    ),
+    *_rows_of(
+        "squad_baseline.py",
+        {"train_file": "{squad_json}", "predict_file": "{squad_json}"},
+        {
+            "missing file": ({"train_file": "{missing}.json"}, "{missing}.json"),
+            "empty file": ({"train_file": "{empty}"}, "{empty}"),
+            "wrong format (TSV for SQuAD JSON)": ({"predict_file": "{train_tsv}"}, "{train_tsv}"),
+            "non-UTF-8": ({"train_file": "{latin1}"}, "{latin1}"),
+            "JSON that is not SQuAD": ({"predict_file": "{config}"}, "{config}"),
+        },
+    ),
 ]
 
 
@@ -583,7 +646,7 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
 def test_matrix_size():
     scripts = {row.script for row in ROWS}
     print(f"bad-input matrix: {len(scripts)} entry points, {len(ROWS)} rows")
-    assert len(scripts) >= 12 and len(ROWS) >= 80
+    assert len(scripts) >= 15 and len(ROWS) >= 100
     assert len({row.id for row in ROWS}) == len(ROWS)
 
 
