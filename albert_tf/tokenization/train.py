@@ -44,13 +44,22 @@ def _normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
     """Yields normalized non-empty lines of all files (blank lines separate documents)."""
     for path in files:
         with open(path, encoding="utf-8") as handle:
-            for line_number, line in enumerate(handle, start=1):
-                try:
-                    normalized = normalize_text(line, do_lower_case=do_lower_case)
-                except Exception as error:  # pragma: no cover - defensive, names the line
-                    raise ValueError(f"{path}:{line_number}: cannot normalize: {error}") from error
-                if normalized:
-                    yield normalized
+            line_number = 0
+            try:
+                for line_number, line in enumerate(handle, start=1):
+                    try:
+                        normalized = normalize_text(line, do_lower_case=do_lower_case)
+                    except Exception as error:  # pragma: no cover - defensive, names the line
+                        raise ValueError(
+                            f"{path}:{line_number}: cannot normalize: {error}"
+                        ) from error
+                    if normalized:
+                        yield normalized
+            except UnicodeDecodeError as error:
+                raise UserError(
+                    f"{path}:{line_number + 1}: not valid UTF-8 ({error.reason})",
+                    fix="convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+                ) from None
 
 
 def train_sentencepiece(
