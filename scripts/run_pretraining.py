@@ -70,6 +70,9 @@ _HELP = {
     ),
     "masked_lm_prob": "With --dynamic_masking: share of the pieces to mask (then capped).",
     "ngram": "With --dynamic_masking: longest masked n-gram, in words.",
+    "sentence_order_loss_weight": (
+        "Weight of the sentence-order (or NSP) loss; 0 trains MLM only (the head stays untrained)."
+    ),
 }
 _ENUMS = {"optimizer": OPTIMIZER_NAMES, "strategy": STRATEGIES, "precision": PRECISIONS}
 

@@ -282,6 +282,192 @@ ROWS: list[Row] = [
             ),
         },
     ),
+    *_rows_of(
+        "run_squad.py",
+        {
+            "train_file": "{squad_json}",
+            "predict_file": "{squad_json}",
+            "init_checkpoint": "{encoder}",
+            "spm_model_file": "{spm}",
+            "output_dir": "{out}",
+            "do_train": "",
+            "do_predict": "",
+            "max_seq_length": "32",
+            "max_query_length": "8",
+            "train_batch_size": "2",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"train_file": "{missing}.json"}, "{missing}.json"),
+                "empty file": ({"train_file": "{empty}"}, "{empty}"),
+                "wrong format (TSV for SQuAD JSON)": ({"train_file": "{train_tsv}"}, "{train_tsv}"),
+                "non-UTF-8": ({"train_file": "{latin1}"}, "{latin1}"),
+                "missing predict file (found before training)": (
+                    {"predict_file": "{missing}.json"},
+                    "{missing}.json",
+                ),
+                "JSON that is not SQuAD": ({"train_file": "{config}"}, "{config}"),
+            },
+        ),
+    ),
+    *_rows_of(
+        "run_multiple_choice.py",
+        {
+            "task": "race",
+            "train_file": "{race_dir}",
+            "dev_file": "{race_dir}",
+            "init_checkpoint": "{encoder}",
+            "spm_model_file": "{spm}",
+            "output_dir": "{out}",
+            "do_train": "",
+            "do_eval": "",
+            "max_seq_length": "32",
+            "max_qa_length": "8",
+            "train_batch_size": "2",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"train_file": "{missing}.json"}, "{missing}.json"),
+                "empty file": ({"train_file": "{empty}"}, "{empty}"),
+                "wrong format (TSV for RACE JSON)": ({"train_file": "{train_tsv}"}, "{train_tsv}"),
+                "non-UTF-8": ({"train_file": "{latin1}"}, "{latin1}"),
+                "generic: empty JSONL": (
+                    {"task": "generic", "train_file": "{empty_jsonl}", "dev_file": None},
+                    "{empty_jsonl}",
+                ),
+                "generic: JSON config as JSONL": (
+                    {"task": "generic", "train_file": "{config}", "dev_file": None},
+                    "{config}",
+                ),
+                "missing dev file (found before training)": (
+                    {"dev_file": "{missing}.json"},
+                    "{missing}.json",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "run_tagging.py",
+        {
+            "train_file": "{conll}",
+            "dev_file": "{conll}",
+            "init_checkpoint": "{encoder}",
+            "spm_model_file": "{spm}",
+            "output_dir": "{out}",
+            "do_train": "",
+            "do_eval": "",
+            "max_seq_length": "16",
+            "train_batch_size": "2",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"train_file": "{missing}.conll"}, "{missing}.conll"),
+                "empty file": ({"train_file": "{empty}"}, "{empty}"),
+                "wrong format (JSON for CoNLL)": (
+                    {"train_file": "{config}", "file_format": "conll"},
+                    "{config}",
+                ),
+                "non-UTF-8": ({"train_file": "{latin1}"}, "{latin1}"),
+                "missing dev file (found before training)": (
+                    {"dev_file": "{missing}.conll"},
+                    "{missing}.conll",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "export_litert.py",
+        {
+            "source": "{encoder}",
+            "spm_model_file": "{spm}",
+            "output_dir": "{out}",
+            "seq_length": "16",
+            "quantizations": "float32",
+            "inputs": "ids",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"source": "{missing}.keras"}, "{missing}.keras"),
+                "empty file": ({"source": "{empty}"}, "{empty}"),
+                "wrong format (TSV as a source)": ({"source": "{train_tsv}"}, "{train_tsv}"),
+                "wrong format (JSON for a SentencePiece model)": (
+                    {"spm_model_file": "{config}", "inputs": "text"},
+                    "{config}",
+                ),
+                "checkpoint of another shape": (
+                    {"source": "{other_encoder}", "albert_config_file": "{config}"},
+                    "{other_encoder}",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "run_experiment.py",
+        {
+            "preset": "sharing",
+            "output_dir": "{out}",
+            "input_file": "{corpus}",
+            "eval_file": "{corpus}",
+            "spm_model_file": "{spm}",
+            "num_train_steps": "1",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"input_file": "{missing}.txt"}, "{missing}.txt"),
+                "empty file": ({"eval_file": "{empty}"}, "{empty}"),
+                "non-UTF-8": ({"input_file": "{latin1}"}, "{latin1}"),
+                "wrong format (JSON for a SentencePiece model)": (
+                    {"spm_model_file": "{config}"},
+                    "{config}",
+                ),
+                "spm model without control symbols": (
+                    {"spm_model_file": "{spm_no_control}"},
+                    "{spm_no_control}",
+                ),
+            },
+        ),
+    ),
+    *_rows_of(
+        "analyze_layers.py",
+        {
+            "encoder_files": "{encoder}",
+            "input_file": "{records}",
+            "max_seq_length": "32",
+            "max_predictions_per_seq": "5",
+            "num_records": "2",
+            "output_dir": "{out}",
+        },
+        _with_output(
+            "output_dir",
+            {
+                "missing file": ({"encoder_files": "{missing}.keras"}, "{missing}.keras"),
+                "missing records": ({"input_file": "{missing}.tfrecord"}, "{missing}.tfrecord"),
+                "empty file": ({"input_file": "{empty}"}, "{empty}"),
+                "truncated TFRecord": ({"input_file": "{truncated}"}, "{truncated}"),
+                "wrong format (TSV for an encoder)": (
+                    {"encoder_files": "{train_tsv}"},
+                    "{train_tsv}",
+                ),
+                "records of another sequence length": ({"max_seq_length": "48"}, "{records}"),
+            },
+        ),
+    ),
+    *_rows_of(
+        "squad_baseline.py",
+        {"train_file": "{squad_json}", "predict_file": "{squad_json}"},
+        {
+            "missing file": ({"train_file": "{missing}.json"}, "{missing}.json"),
+            "empty file": ({"train_file": "{empty}"}, "{empty}"),
+            "wrong format (TSV for SQuAD JSON)": ({"predict_file": "{train_tsv}"}, "{train_tsv}"),
+            "non-UTF-8": ({"train_file": "{latin1}"}, "{latin1}"),
+            "JSON that is not SQuAD": ({"predict_file": "{config}"}, "{config}"),
+        },
+    ),
 ]
 
 
@@ -325,6 +511,47 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
     _write(data_dir / "train.tsv", "\n".join(["sentence\tlabel", *rows]) + "\n")
     _write(data_dir / "dev.tsv", "\n".join(["sentence\tlabel", *rows]) + "\n")
     _write(data_dir / "no_label.tsv", "sentence\tlabel\na fine film\t1\nno label here\n")
+    context = "the film was a fine film with great acting"
+    squad = {
+        "version": "v2.0",
+        "data": [
+            {
+                "title": "film",
+                "paragraphs": [
+                    {
+                        "context": context,
+                        "qas": [
+                            {
+                                "id": "q1",
+                                "question": "what was the film?",
+                                "answers": [{"text": "a fine film", "answer_start": 13}],
+                                "is_impossible": False,
+                            }
+                        ],
+                    }
+                ],
+            }
+        ],
+    }
+    _write(root / "squad.json", json.dumps(squad))
+    race_dir = root / "race"
+    race_dir.mkdir()
+    race = {
+        "id": "1.txt",
+        "article": context,
+        "questions": ["what was the film?", "how was the acting?"],
+        "options": [["fine", "bad", "long", "dull"], ["great", "bad", "poor", "none"]],
+        "answers": ["A", "A"],
+    }
+    _write(race_dir / "1.json", json.dumps(race))
+    conll = "\n\n".join(
+        "\n".join(f"{word}\t{tag}" for word, tag in sentence)
+        for sentence in (
+            [("the", "O"), ("film", "B-MISC"), ("was", "O"), ("fine", "O")],
+            [("great", "O"), ("acting", "B-MISC"), ("here", "O")],
+        )
+    )
+    _write(root / "train.conll", conll + "\n")
     return {
         "corpus": corpus,
         "spm": tiny_model_file,
@@ -346,6 +573,10 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         ),
         "a_file": _write(root / "a_file.txt", "not a directory\n"),
         "missing": str(root / "missing"),
+        "squad_json": str(root / "squad.json"),
+        "race_dir": str(race_dir),
+        "conll": str(root / "train.conll"),
+        "empty_jsonl": _write(root / "empty.jsonl", ""),
     }
 
 
@@ -415,7 +646,7 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
 def test_matrix_size():
     scripts = {row.script for row in ROWS}
     print(f"bad-input matrix: {len(scripts)} entry points, {len(ROWS)} rows")
-    assert len(scripts) >= 8 and len(ROWS) >= 50
+    assert len(scripts) >= 15 and len(ROWS) >= 100
     assert len({row.id for row in ROWS}) == len(ROWS)
 
 

@@ -121,3 +121,55 @@ def test_a_second_data_build_on_a_held_output_fails_and_writes_nothing(tmp_path,
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize("family", ["span_qa", "multiple_choice", "tagging"])
+def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
+    """Each fine-tuning family takes the lock first: a held output dir is refused at once."""
+    from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
+    from albert_tf.finetune.multiple_choice.run import run_multiple_choice
+    from albert_tf.finetune.span_qa.run import run_squad
+    from albert_tf.finetune.span_qa.squad_config import SquadConfig
+    from albert_tf.finetune.tagging.run import run_tagging
+    from albert_tf.finetune.tagging.tagging_config import TaggingConfig
+
+    run, config = {
+        "span_qa": (run_squad, SquadConfig()),
+        "multiple_choice": (run_multiple_choice, MultipleChoiceConfig()),
+        "tagging": (run_tagging, TaggingConfig()),
+    }[family]
+    output = str(tmp_path / "run")
+    holder = _start_holder(output)
+    try:
+        with pytest.raises(OutputLockedError, match=f"pid {holder.pid} "):
+            run(config, output)
+        assert sorted(os.listdir(tmp_path)) == [".run.lock"]
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_run_squad_on_a_held_output_dir_exits_2_naming_the_holder(tmp_path):
+    output = str(tmp_path / "squad")
+    holder = _start_holder(output)
+    try:
+        result = subprocess.run(
+            [
+                sys.executable,
+                os.path.join(_ROOT, "scripts", "run_squad.py"),
+                f"--output_dir={output}",
+                "--do_train",
+                "--train_file=train.json",
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": _ROOT},
+            timeout=300,
+        )
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+        assert f"pid {holder.pid} " in result.stderr and "--job=holder" in result.stderr
+        assert sorted(os.listdir(tmp_path)) == [".squad.lock"]
+    finally:
+        holder.kill()
+        holder.wait()

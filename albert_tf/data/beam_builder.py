@@ -26,12 +26,11 @@ pipeline starts where it can be (patterns, empty files, the tokenizer, existing 
 errors found inside a worker (bad UTF-8, no document) fail the pipeline, name the file and
 line, and leave no manifest (the temporary shards are removed).
 
-Example (an illustration: needs a model file):
-    >>> options = BuilderOptions(input_file="data/sample.txt", output_dir="/tmp/beam_out",
-    ...                          spm_model_file="/tmp/spm.model", max_seq_length=128)
-    >>> manifest = build_pretraining_data_beam(options, ["--runner=DirectRunner"])
-    >>> manifest["statistics"]["instances"] > 0
-    True
+Illustration (not run: needs a SentencePiece model file):
+    options = BuilderOptions(input_file="data/sample.txt", output_dir="/tmp/beam_out",
+                             spm_model_file="spm.model", max_seq_length=128)
+    manifest = build_pretraining_data_beam(options, ["--runner=DirectRunner"])
+    manifest["statistics"]["instances"]  # > 0
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def analyze_layers(
         if seen >= num_records:
             break
     if not masks:
-        raise ValueError(f"{pattern}: no records to analyze (fewer than one batch).")
+        raise UserError(f"{pattern}: no records to analyze (fewer than one batch).")
     states = [np.concatenate(layer) for layer in zip(*per_batch_states, strict=True)]
     return layer_transitions(states, np.concatenate(masks))
 
@@ -124,7 +124,14 @@ def load_encoder(path: str) -> AlbertEncoder:
             where="--encoder_files",
             fix="pass encoder.keras files or pretraining output directories",
         )
-    encoder = keras.saving.load_model(path, compile=False)
+    try:
+        encoder = keras.saving.load_model(path, compile=False)
+    except (ValueError, OSError, KeyError, TypeError) as error:  # Not a .keras archive.
+        raise UserError(
+            f"{path}: not a readable encoder.keras file ({type(error).__name__})",
+            where="--encoder_files",
+            fix="pass encoder.keras files or pretraining output directories",
+        ) from None
     if not isinstance(encoder, AlbertEncoder):
         raise UserError(f"{path} holds a {type(encoder).__name__}, not an AlbertEncoder")
     return encoder

@@ -13,7 +13,12 @@ import json
 import logging
 import os
 
-from albert_tf.data.builder import MANIFEST_NAME, BuilderOptions, build_pretraining_data
+from albert_tf.data.builder import (
+    MANIFEST_NAME,
+    BuilderOptions,
+    build_pretraining_data,
+    document_batches,
+)
 from albert_tf.experiments.scale import ExperimentScale
 
 OBJECTIVES = ("sop", "nsp")
@@ -37,6 +42,26 @@ def records_dir(experiment_dir: str, objective: str, split: str) -> str:
 
 def records_pattern(experiment_dir: str, objective: str, split: str) -> str:
     return os.path.join(records_dir(experiment_dir, objective, split), "*.tfrecord")
+
+
+def check_inputs(inputs: ExperimentInputs) -> None:
+    """Fails (a `UserError` naming the file) on a bad tokenizer or text before anything is
+    written: the records are built only after `experiment.json`.
+
+    The texts are checked up to their first batch of documents (missing, empty, not UTF-8 at
+    the start); the build itself checks the rest.
+    """
+    from albert_tf.tokenization.model_proto import load_albert_model_proto
+
+    load_albert_model_proto(inputs.spm_model_file)
+    for path in (inputs.input_file, inputs.eval_file):
+        options = BuilderOptions(
+            input_file=path,
+            spm_model_file=inputs.spm_model_file,
+            output_dir="unused",  # Reading only.
+            input_format=inputs.input_format,
+        )
+        next(document_batches(options), None)
 
 
 def build_records(

@@ -58,11 +58,13 @@ from albert_tf.experiments.presets import (
 from albert_tf.experiments.records import (
     ExperimentInputs,
     build_records,
+    check_inputs,
     records_pattern,
 )
 from albert_tf.experiments.scale import ExperimentScale
 from albert_tf.experiments.tables import write_csv, write_markdown
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
+from albert_tf.output_lock import output_lock
 
 EXPERIMENT_FILE = "experiment.json"
 RESULT_FILE = "result.json"
@@ -286,6 +288,22 @@ def run_experiment(
     """
     preset = get_preset(preset_name)
     experiment_dir = os.path.abspath(experiment_dir)
+    with output_lock(experiment_dir, directory=True):  # One job per experiment directory.
+        return _run_experiment(
+            preset, experiment_dir, inputs, scale, parallelism, only_cells, downstream
+        )
+
+
+def _run_experiment(
+    preset: Preset,
+    experiment_dir: str,
+    inputs: ExperimentInputs | None,
+    scale: ExperimentScale,
+    parallelism: int,
+    only_cells: tuple[str, ...],
+    downstream: DownstreamOptions | None,
+) -> ExperimentResult:
+    preset_name = preset.name
     if not preset.trains:
         os.makedirs(experiment_dir, exist_ok=True)
         return ExperimentResult([], [], write_outputs(preset, scale, [], experiment_dir))
@@ -304,6 +322,7 @@ def run_experiment(
         description["only_cells"] = list(only_cells)
     if downstream is not None:
         description["downstream"] = dataclasses.asdict(downstream)
+    check_inputs(inputs)  # Before experiment.json: a bad input leaves nothing behind.
     _check_experiment_file(experiment_dir, description)
     manifests = build_records(experiment_dir, inputs, scale, parallelism)
     vocab_size = int(manifests["sop/train"]["vocab_size"])

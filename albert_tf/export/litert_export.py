@@ -46,6 +46,8 @@ from albert_tf.export.litert import (
 from albert_tf.export.litert_runner import LiteRtModel
 from albert_tf.file_names import FINETUNED_MODEL_FILE, SPM_FILE
 from albert_tf.file_names import LITERT_MANIFEST_FILE as MANIFEST_FILE
+from albert_tf.output_lock import output_lock
+from albert_tf.tokenization.model_proto import load_albert_model_proto
 
 INPUT_KINDS = ("ids", "text")
 NORMALIZATION_PRE_STEP = (
@@ -147,6 +149,8 @@ def export_litert(
             where=source.kind,
             fix="pass --spm_model_file, or export only --inputs=ids",
         )
+    if "text" in inputs:
+        load_albert_model_proto(source.spm_model_file)  # Fail early on a bad tokenizer.
     manifest = {
         "kind": source.kind,
         "seq_length": seq_length,
@@ -156,7 +160,7 @@ def export_litert(
         "text_pre_step": NORMALIZATION_PRE_STEP,
         "models": [],
     }
-    with atomic_output_directory(output_dir, overwrite) as temp_dir:
+    with output_lock(output_dir), atomic_output_directory(output_dir, overwrite) as temp_dir:
         for input_kind in inputs:
             for quantization in quantizations:
                 for batch_size in batch_sizes:

@@ -124,9 +124,20 @@ def _check_label(label: int, options: tuple[str, ...], where: str) -> int:
     return label
 
 
+def _not_utf8(path: str, error: UnicodeDecodeError) -> UserError:
+    return UserError(
+        f"not UTF-8 text ({error.reason} at byte {error.start})",
+        where=path,
+        fix="convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+    )
+
+
 def _load_json(path: str) -> Any:
-    with open(path, encoding="utf-8") as handle:
-        text = handle.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except UnicodeDecodeError as error:
+        raise _not_utf8(path, error) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
@@ -207,36 +218,42 @@ def read_generic(
 
 
 def _jsonl_rows(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise UserError(
-                    f"invalid JSON ({error.msg})", where=f"{path}:{line_number}"
-                ) from None
-            if not isinstance(row, dict):
-                raise UserError("a line must be a JSON object", where=f"{path}:{line_number}")
-            yield line_number, row
+    try:
+        with open(path, encoding="utf-8") as handle:
+            for line_number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise UserError(
+                        f"invalid JSON ({error.msg})", where=f"{path}:{line_number}"
+                    ) from None
+                if not isinstance(row, dict):
+                    raise UserError("a line must be a JSON object", where=f"{path}:{line_number}")
+                yield line_number, row
+    except UnicodeDecodeError as error:
+        raise _not_utf8(path, error) from None
 
 
 def _csv_rows(path: str, delimiter: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    with open(path, encoding="utf-8", newline="") as handle:
-        reader = csv.reader(handle, delimiter=delimiter)
-        header = next(reader, None)
-        if header is None:
-            raise UserError("empty file (a header line is needed)", where=path)
-        for row in reader:
-            if not row:
-                continue
-            if len(row) != len(header):
-                raise UserError(
-                    f"{len(row)} fields, the header has {len(header)}",
-                    where=f"{path}:{reader.line_num}",
-                )
-            yield reader.line_num, dict(zip(header, row, strict=True))
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            reader = csv.reader(handle, delimiter=delimiter)
+            header = next(reader, None)
+            if header is None:
+                raise UserError("empty file (a header line is needed)", where=path)
+            for row in reader:
+                if not row:
+                    continue
+                if len(row) != len(header):
+                    raise UserError(
+                        f"{len(row)} fields, the header has {len(header)}",
+                        where=f"{path}:{reader.line_num}",
+                    )
+                yield reader.line_num, dict(zip(header, row, strict=True))
+    except UnicodeDecodeError as error:
+        raise _not_utf8(path, error) from None
 
 
 def _option_columns(row: dict[str, Any], columns: GenericColumns) -> Sequence[str]:

@@ -52,6 +52,7 @@ from albert_tf.finetune.training import (
     write_run_files,
 )
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
+from albert_tf.output_lock import output_lock
 from albert_tf.training.summaries import write_scalars
 
 Examples = list[MultipleChoiceExample]
@@ -126,6 +127,11 @@ def run_multiple_choice(config: MultipleChoiceConfig, output_dir: str) -> dict[s
         UserError: bad data (names file and line or id), an encoder that does not fit, no
             finished run to evaluate.
     """
+    with output_lock(output_dir, directory=True):  # One job per output directory.
+        return _run_multiple_choice(config, output_dir)
+
+
+def _run_multiple_choice(config: MultipleChoiceConfig, output_dir: str) -> dict[str, Any]:
     strategy, precision = start(config)
     data = read_data(config)
     if config.do_train:

@@ -35,7 +35,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_write_text
-from albert_tf.errors import UserError
+from albert_tf.errors import MissingInputError, UserError
 from albert_tf.file_names import TASK_FILE
 from albert_tf.finetune.span_qa.decoding import Predictions, decode
 from albert_tf.finetune.span_qa.examples import SquadData, read_squad
@@ -52,6 +52,7 @@ from albert_tf.finetune.training import (
     write_run_files,
 )
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
+from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 
@@ -62,7 +63,18 @@ def run_squad(config: SquadConfig, output_dir: str) -> dict[str, Any]:
         A flat dict: `train_*` (when training), `<file stem>/<figure>` per predicted file with
         gold answers, `null_score_diff_threshold`, `saved_model` (export path).
     """
+    with output_lock(output_dir, directory=True):  # One job per output directory.
+        return _run_squad(config, output_dir)
+
+
+def _run_squad(config: SquadConfig, output_dir: str) -> dict[str, Any]:
     config.check_files()
+    if config.do_eval or config.do_predict:  # Before training: not after an hour of it.
+        for path in config.predict_files:
+            if "://" not in path and not os.path.exists(path):
+                raise MissingInputError(
+                    "no such file", where=path, fix="check the --predict_file path"
+                )
     strategy, precision = start(config)
     if config.do_train:
         run = _Run.for_training(config, output_dir, strategy, precision)

@@ -49,6 +49,7 @@ from albert_tf.finetune.training import (
     write_run_files,
 )
 from albert_tf.models.token_classifier import AlbertTokenClassifier
+from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 from albert_tf.training.summaries import write_scalars
 
@@ -65,6 +66,11 @@ def run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
         UserError: bad data (names file and line), a tag missing from the training tags, a
             tokenizer whose vocabulary differs from the encoder's.
     """
+    with output_lock(output_dir, directory=True):  # One job per output directory.
+        return _run_tagging(config, output_dir)
+
+
+def _run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
     strategy, precision = start(config)
     inputs = _Inputs.read(config)
     if config.do_train:

@@ -154,9 +154,23 @@ def _read_conll(path: str, tag_column: int, labeled: bool | None) -> TaggedSente
     return TaggedSentences(words, tags if labeled else None, lines, os.fspath(path))
 
 
+def _text_lines(handle, path: str) -> Iterator[tuple[int, str]]:
+    """(line number, line) of an open text file; non-UTF-8 bytes -> a UserError naming it."""
+    line_number = 0
+    try:
+        for line_number, line in enumerate(handle, start=1):
+            yield line_number, line
+    except UnicodeDecodeError as error:
+        raise UserError(
+            f"{path}:{line_number + 1} is not UTF-8 text ({error.reason})",
+            where=path,
+            fix="convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)",
+        ) from None
+
+
 def _conll_lines(path: str) -> Iterator[tuple[int, list[str]]]:
     with open(path, encoding="utf-8-sig") as handle:
-        for line_number, line in enumerate(handle, start=1):
+        for line_number, line in _text_lines(handle, path):
             yield line_number, line.split()
 
 
@@ -176,7 +190,7 @@ def _read_jsonl(path: str, labeled: bool | None) -> TaggedSentences:
     tags: list[list[str]] = []
     lines: list[int] = []
     with open(path, encoding="utf-8-sig") as handle:
-        for line_number, line in enumerate(handle, start=1):
+        for line_number, line in _text_lines(handle, path):
             if not line.strip():
                 continue
             where = f"{path}:{line_number}"
