@@ -61,9 +61,6 @@ _HELP = {
     "gradient_accumulation_steps": "Micro-batches per update (same math, less memory).",
     "seed": "Seeds the initial weights and the data order.",
     "shuffle_buffer_size": "Training records in the shuffle buffer.",
-    "sentence_order_loss_weight": (
-        "Weight of the sentence-order loss (0: masked-LM only, as the paper's ablation)."
-    ),
     "dynamic_masking": (
         "Re-draw the whole-word n-gram masks each time a training record is read (needs "
         "token_boundary in the records)."
