@@ -34,7 +34,10 @@ def test_train_eval_predict_then_reload(choice_run, choice_config, race_dirs):
     assert [len(line["probabilities"]) for line in lines] == [4, 2, 4, 3]  # high/ sorts first.
     for line in lines:
         assert abs(sum(line["probabilities"]) - 1) < 1e-4
-        assert line["answer"] == "ABCD"[int(np.argmax(line["probabilities"]))]
+        # The answer is the most probable option (probabilities are written rounded to 6
+        # decimals, so a near-tie may round to equal values).
+        chosen = line["probabilities"]["ABCD".index(line["answer"])]
+        assert chosen >= max(line["probabilities"]) - 1e-6
     reloaded = run_multiple_choice(
         choice_config.replace(do_train=False, do_predict=False), output_dir
     )
