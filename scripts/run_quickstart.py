@@ -15,6 +15,13 @@ import time
 from absl import flags, logging
 
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+
+# isort: split
+# TensorFlow loads here, while `cli` holds stderr (its C++ start-up lines are dropped); an
+# import inside main() would print them.
+import tensorflow as tf
+import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
+
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.output_lock import output_lock
 
@@ -92,10 +99,6 @@ def main(argv: list[str]) -> None:
     total = time.perf_counter()
     workdir = os.path.abspath(FLAGS.workdir)
     documents = read_corpus(FLAGS.input_file, FLAGS.eval_documents)  # Checked first.
-    # Imported here so that --help and input errors answer without loading TensorFlow.
-    import tensorflow as tf
-    import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
-
     with output_lock(workdir, directory=True):
         _run_pipeline(workdir, documents, total, tf)
 
