@@ -12,7 +12,7 @@ Prints accuracy, the change from `keras` in points, the share of rows whose pred
 with `keras`, and the largest logit difference. Goal (issue 18): int8 within 1 point of float.
 
 Example (heavy: run under the CPU lock):
-    flock -w 5400 /work/cpu.lock python benchmarks/accuracy_litert.py --run_dir=/tmp/sst2 \
+    python benchmarks/accuracy_litert.py --run_dir=/tmp/sst2 \
         --litert_dir=/tmp/sst2_litert --data_file=../shared/data/glue/SST-2/dev.tsv
 """
 

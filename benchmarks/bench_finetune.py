@@ -31,6 +31,8 @@ from collections.abc import Callable
 import keras
 import numpy as np
 import tensorflow as tf
+from peers import hf_config as peer_hf_config
+from peers import keras_hub_backbone
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
@@ -96,19 +98,7 @@ def keras_hub_runner(config, data, precision: str, jit_compile: bool, steps: int
     import keras_hub
 
     keras.utils.set_random_seed(0)
-    backbone = keras_hub.models.AlbertBackbone(
-        vocabulary_size=config.vocab_size,
-        num_layers=config.num_hidden_layers,
-        num_heads=config.num_attention_heads,
-        num_groups=config.num_hidden_groups,
-        num_inner_repetitions=config.inner_group_num,
-        embedding_dim=config.embedding_size,
-        hidden_dim=config.hidden_size,
-        intermediate_dim=config.intermediate_size,
-        dropout=0.0,
-        max_sequence_length=config.max_position_embeddings,
-        dtype=precision,
-    )
+    backbone = keras_hub_backbone(config, precision)
     model = keras_hub.models.AlbertTextClassifier(
         backbone, num_classes=2, preprocessor=None, dropout=0.1, dtype=precision
     )
@@ -138,18 +128,11 @@ def hf_runner(config, data, precision: str, compiled: bool, steps: int) -> Runne
     import transformers
 
     torch.manual_seed(0)
-    hf_config = transformers.AlbertConfig(
-        vocab_size=config.vocab_size,
-        embedding_size=config.embedding_size,
-        hidden_size=config.hidden_size,
-        num_hidden_layers=config.num_hidden_layers,
-        num_attention_heads=config.num_attention_heads,
-        intermediate_size=config.intermediate_size,
-        hidden_act="gelu_new",
+    hf_config = peer_hf_config(
+        config,
         hidden_dropout_prob=0.0,
         attention_probs_dropout_prob=0.0,
         classifier_dropout_prob=0.1,
-        max_position_embeddings=config.max_position_embeddings,
         num_labels=2,
     )
     model = transformers.AlbertForSequenceClassification(hf_config).train()

@@ -14,7 +14,7 @@ ratio to the SavedModel, and the size ratio SavedModel / file. Goals (issue 18):
 1/3.5 of the SavedModel's size, and faster than it at batch 1.
 
 Example (about 3 minutes on 2 cores; heavy, run under the CPU lock):
-    flock -w 5400 /work/cpu.lock python benchmarks/bench_litert.py --rounds=20
+    python benchmarks/bench_litert.py --rounds=20
 """
 
 from __future__ import annotations

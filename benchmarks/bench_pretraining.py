@@ -43,6 +43,7 @@ from collections.abc import Callable
 import keras
 import numpy as np
 import tensorflow as tf
+from peers import keras_hub_backbone
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
@@ -107,19 +108,7 @@ def keras_hub_step(
     import keras_hub
 
     keras.utils.set_random_seed(0)
-    backbone = keras_hub.models.AlbertBackbone(
-        vocabulary_size=config.vocab_size,
-        num_layers=config.num_hidden_layers,
-        num_heads=config.num_attention_heads,
-        num_groups=config.num_hidden_groups,
-        num_inner_repetitions=config.inner_group_num,
-        embedding_dim=config.embedding_size,
-        hidden_dim=config.hidden_size,
-        intermediate_dim=config.intermediate_size,
-        dropout=config.hidden_dropout_prob,
-        max_sequence_length=config.max_position_embeddings,
-        dtype=precision,
-    )
+    backbone = keras_hub_backbone(config, precision, dropout=config.hidden_dropout_prob)
     mlm_head = keras_hub.layers.MaskedLMHead(
         vocabulary_size=config.vocab_size,
         token_embedding=backbone.token_embedding,

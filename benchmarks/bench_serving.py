@@ -30,6 +30,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the ops the SavedModel uses)
+from peers import hf_config as peer_hf_config
+from peers import keras_hub_backbone
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
@@ -66,17 +68,7 @@ def keras_hub_predictor(config, spm_file: str, length: int, precision: str, work
     import keras_hub
 
     keras.utils.set_random_seed(0)
-    backbone = keras_hub.models.AlbertBackbone(
-        vocabulary_size=config.vocab_size,
-        num_layers=config.num_hidden_layers,
-        num_heads=config.num_attention_heads,
-        embedding_dim=config.embedding_size,
-        hidden_dim=config.hidden_size,
-        intermediate_dim=config.intermediate_size,
-        dropout=0.0,
-        max_sequence_length=config.max_position_embeddings,
-        dtype=precision,
-    )
+    backbone = keras_hub_backbone(config, precision)
     preprocessor = keras_hub.models.AlbertTextClassifierPreprocessor(
         keras_hub.models.AlbertTokenizer(proto=spm_file), sequence_length=length
     )
@@ -98,17 +90,7 @@ def hf_predictor(config, spm_file: str, length: int, precision: str, workdir) ->
             handle.write(content)
     tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_dir)
     model = transformers.AlbertForSequenceClassification(
-        transformers.AlbertConfig(
-            vocab_size=config.vocab_size,
-            embedding_size=config.embedding_size,
-            hidden_size=config.hidden_size,
-            num_hidden_layers=config.num_hidden_layers,
-            num_attention_heads=config.num_attention_heads,
-            intermediate_size=config.intermediate_size,
-            hidden_act="gelu_new",
-            max_position_embeddings=config.max_position_embeddings,
-            num_labels=2,
-        )
+        peer_hf_config(config, num_labels=2)
     ).eval()
     if precision == "mixed_bfloat16":
         model = model.to(torch.bfloat16)
@@ -201,12 +183,12 @@ def _report(args, latencies: dict, seconds: dict) -> None:
         pairs = [(value, name) for name, value in values.items()]
         return key(pair for pair in pairs if pair[1].startswith(implementation))
 
+    peers = {name.split()[0] for name in latencies} - {"albert_tf"}
+    if not peers or not any(name.startswith("albert_tf") for name in latencies):
+        return
     median_latency = {name: statistics.median(values) for name, values in latencies.items()}
     ours_latency = best(median_latency, "albert_tf", min)
     ours_rate = best(throughput, "albert_tf", max)
-    peers = {name.split()[0] for name in latencies} - {"albert_tf"}
-    if not peers:
-        return
     peer_latency = min(best(median_latency, peer, min) for peer in peers)
     peer_rate = max(best(throughput, peer, max) for peer in peers)
     print(

@@ -16,7 +16,7 @@ Both in one process, on the same file and the same SentencePiece model:
   first `--predict_questions` questions.
 
 Example:
-    python benchmarks/bench_squad.py --spm_model_file=/work/artifacts/wt2/spm8k.model
+    python benchmarks/bench_squad.py --spm_model_file=wt2/spm8k.model
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import tempfile
 import time
 
 from absl import app, flags
+from peers import hf_config as peer_hf_config
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
@@ -38,7 +39,9 @@ from albert_tf.tokenization.tokenizer import AlbertTokenizer
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SQUAD = os.path.join(os.path.dirname(REPO_ROOT), "shared", "data", "squad")
 
-flags.DEFINE_string("spm_model_file", "/work/artifacts/wt2/spm8k.model", "SentencePiece model.")
+flags.DEFINE_string(
+    "spm_model_file", "wt2/spm8k.model", "SentencePiece model (the WikiText-2 recipe writes this)."
+)
 flags.DEFINE_string("squad_file", os.path.join(SQUAD, "v2.0", "dev.json"), "SQuAD file.")
 flags.DEFINE_integer("max_seq_length", 384, "Window length.")
 flags.DEFINE_integer("doc_stride", 128, "albert_tf window step; HF stride (overlap).")
@@ -137,17 +140,7 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     config = AlbertConfig.preset(FLAGS.preset).replace(vocab_size=tokenizer.vocab_size)
     model = AlbertSpanQA(AlbertEncoder(config))
     torch.manual_seed(0)
-    hf_model = transformers.AlbertForQuestionAnswering(
-        transformers.AlbertConfig(
-            vocab_size=config.vocab_size,
-            embedding_size=config.embedding_size,
-            hidden_size=config.hidden_size,
-            num_hidden_layers=config.num_hidden_layers,
-            num_attention_heads=config.num_attention_heads,
-            intermediate_size=config.intermediate_size,
-            hidden_act="gelu_new",
-        )
-    ).eval()
+    hf_model = transformers.AlbertForQuestionAnswering(peer_hf_config(config)).eval()
 
     def albert_tf_run():
         featurizer = SquadFeaturizer(

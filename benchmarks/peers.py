@@ -1,0 +1,39 @@
+"""The peers the benchmarks measure albert_tf against, built with the same shape.
+
+`keras_hub_backbone`: keras-hub's `AlbertBackbone` for an `AlbertConfig`; `hf_config`: the
+Hugging Face `transformers.AlbertConfig` for it (through albert_tf's own converter, so the two
+cannot drift apart). Imported lazily: each peer is an optional install.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from albert_tf.config import AlbertConfig
+from albert_tf.convert.config_conversion import hf_config_dict
+
+
+def keras_hub_backbone(config: AlbertConfig, precision: str, dropout: float = 0.0) -> Any:
+    """keras-hub's `AlbertBackbone` of `config`'s shape, in the dtype policy `precision`."""
+    import keras_hub
+
+    return keras_hub.models.AlbertBackbone(
+        vocabulary_size=config.vocab_size,
+        num_layers=config.num_hidden_layers,
+        num_heads=config.num_attention_heads,
+        num_groups=config.num_hidden_groups,
+        num_inner_repetitions=config.inner_group_num,
+        embedding_dim=config.embedding_size,
+        hidden_dim=config.hidden_size,
+        intermediate_dim=config.intermediate_size,
+        dropout=dropout,
+        max_sequence_length=config.max_position_embeddings,
+        dtype=precision,
+    )
+
+
+def hf_config(config: AlbertConfig, **overrides: Any) -> Any:
+    """`transformers.AlbertConfig` of `config`'s shape, with `overrides` (e.g. `num_labels`)."""
+    import transformers
+
+    return transformers.AlbertConfig(**{**hf_config_dict(config), **overrides})
