@@ -1,42 +1,65 @@
-"""Hidden activations named as in `albert_config.json`."""
+"""Hidden activations named as in `albert_config.json`, as float32 math for fused kernels."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
-import keras
+import tensorflow as tf
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 
 
-def _gelu_tanh(x):
-    return keras.activations.gelu(x, approximate=True)
+def gelu_tanh(x: tf.Tensor) -> tf.Tensor:
+    """The original ALBERT/BERT "gelu": `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`."""
+    return 0.5 * x * (1.0 + tf.tanh(_SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
 
 
-def _gelu_erf(x):
-    return keras.activations.gelu(x, approximate=False)
+def gelu_erf(x: tf.Tensor) -> tf.Tensor:
+    """The exact GELU, `x Phi(x)`."""
+    return 0.5 * x * (1.0 + tf.math.erf(x * (1.0 / math.sqrt(2.0))))
+
+
+def _linear(x: tf.Tensor) -> tf.Tensor:
+    return x
 
 
 # The original ALBERT "gelu" is the tanh approximation (Hugging Face calls it
 # "gelu_new"); "gelu_exact" is the erf form.
-_ACTIVATIONS: dict[str, Callable] = {
-    "gelu": _gelu_tanh,
-    "gelu_new": _gelu_tanh,
-    "gelu_exact": _gelu_erf,
-    "relu": keras.activations.relu,
-    "tanh": keras.activations.tanh,
-    "linear": keras.activations.linear,
+ACTIVATIONS: dict[str, Callable[[tf.Tensor], tf.Tensor]] = {
+    "gelu": gelu_tanh,
+    "gelu_new": gelu_tanh,
+    "gelu_exact": gelu_erf,
+    "relu": tf.nn.relu,
+    "tanh": tf.tanh,
+    "linear": _linear,
 }
 
 
-def get_activation(name: str) -> Callable:
-    """Returns the activation function for an `AlbertConfig.hidden_act` name.
+def activation_math(name: str) -> Callable[[tf.Tensor], tf.Tensor]:
+    """The elementwise function for an `AlbertConfig.hidden_act` name (any float dtype).
 
     Example:
+    >>> round(float(activation_math("gelu")(tf.constant(1.0))), 4)
+    0.8412
+    """
+    try:
+        return ACTIVATIONS[name]
+    except KeyError:
+        raise ValueError(
+            f"Unknown hidden activation {name!r}; use one of {sorted(ACTIVATIONS)}."
+        ) from None
+
+
+def get_activation(name: str) -> Callable[[tf.Tensor], tf.Tensor]:
+    """The activation for a `hidden_act` name, computed in float32 as one fused kernel.
+
+    Example:
+    >>> import keras
     >>> float(get_activation("relu")(keras.ops.convert_to_tensor(-1.0)))
     0.0
     """
-    try:
-        return _ACTIVATIONS[name]
-    except KeyError:
-        raise ValueError(
-            f"Unknown hidden activation {name!r}; use one of {sorted(_ACTIVATIONS)}."
-        ) from None
+    from albert_tf.models.fused_elementwise import bias_activation
+
+    activation_math(name)  # Fails early on an unknown name.
+    return lambda x: bias_activation(x, None, name)

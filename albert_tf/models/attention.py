@@ -8,6 +8,7 @@ import keras
 from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
+from albert_tf.models.fused_elementwise import layer_norm_of_sum, scaled_masked_softmax
 from albert_tf.models.positions import gather_positions
 
 # Added to the scores of padded keys, as in BERT/ALBERT. Applied in float32, so
@@ -107,17 +108,19 @@ class AlbertAttention(keras.layers.Layer):
         value = self._split_heads(self.value(hidden_states), batch, seq)
 
         scores = ops.einsum("btnd,bsnd->bnts", query, key)
-        # Softmax in float32: the -10000 adder and exp are unsafe in float16.
-        scores = ops.cast(scores, "float32") * (1.0 / math.sqrt(self.head_size))
-        if input_mask is not None:
-            scores = scores + attention_mask_adder(input_mask)
-        probs = ops.cast(ops.softmax(scores, axis=-1), self.compute_dtype)
+        # Softmax in float32 (one fused kernel): the -10000 adder and exp are unsafe in float16.
+        adder = None if input_mask is None else attention_mask_adder(input_mask)
+        probs = scaled_masked_softmax(scores, 1.0 / math.sqrt(self.head_size), adder)
         probs = self.probs_dropout(probs, training=training)
 
         context = ops.einsum("bnts,bsnd->btnd", probs, value)
         context = ops.reshape(context, (batch, num_queries, self.hidden_size))
-        output = self.output_dropout(self.output_dense(context), training=training)
-        return self.layer_norm(queries_from + output)
+        if training and self.hidden_dropout_prob > 0:
+            output = self.output_dropout(self.output_dense(context), training=training)
+            return layer_norm_of_sum(self.layer_norm, output, queries_from)
+        # The output projection's bias is added inside the fused LayerNorm kernel.
+        output = ops.matmul(context, self.output_dense.kernel)
+        return layer_norm_of_sum(self.layer_norm, output, queries_from, bias=self.output_dense.bias)
 
     def compute_output_shape(
         self, hidden_states_shape, input_mask_shape=None, query_positions_shape=None

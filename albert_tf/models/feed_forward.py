@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import keras
+from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
-from albert_tf.models.activations import get_activation
+from albert_tf.models.activations import activation_math
+from albert_tf.models.fused_elementwise import bias_activation, layer_norm_of_sum
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -39,8 +41,7 @@ class AlbertFeedForward(keras.layers.Layer):
         self.hidden_act = hidden_act
         self.hidden_dropout_prob = hidden_dropout_prob
         self.initializer_range = initializer_range
-        # Applied outside Dense so that the layer config holds only the name.
-        self.activation = get_activation(hidden_act)
+        activation_math(hidden_act)  # Fails early on an unknown name.
 
         def dense(units: int, name: str) -> keras.layers.Dense:
             return keras.layers.Dense(
@@ -66,9 +67,15 @@ class AlbertFeedForward(keras.layers.Layer):
         self.built = True
 
     def call(self, hidden_states, training=None):
-        x = self.activation(self.intermediate(hidden_states))
-        x = self.output_dropout(self.output_dense(x), training=training)
-        return self.layer_norm(hidden_states + x)
+        # The Dense layers' biases are added inside the fused activation and LayerNorm kernels
+        # (one pass over the activations instead of two), unless dropout sits in between.
+        x = ops.matmul(hidden_states, self.intermediate.kernel)
+        x = bias_activation(x, self.intermediate.bias, self.hidden_act)
+        if training and self.hidden_dropout_prob > 0:
+            x = self.output_dropout(self.output_dense(x), training=training)
+            return layer_norm_of_sum(self.layer_norm, x, hidden_states)
+        x = ops.matmul(x, self.output_dense.kernel)
+        return layer_norm_of_sum(self.layer_norm, x, hidden_states, bias=self.output_dense.bias)
 
     def compute_output_shape(self, hidden_states_shape):
         return hidden_states_shape

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.serving_weights import serving_copy
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
@@ -98,6 +99,7 @@ def export_classifier(
     Returns:
         `export_dir`.
     """
+    model = serving_copy(model)
     endpoints = classifier_endpoints(model, text_features, labels, is_pair)
     _build(text_features, is_pair)
     return export_endpoints(export_dir, endpoints, [model, text_features], overwrite)

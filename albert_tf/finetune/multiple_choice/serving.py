@@ -26,6 +26,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 
@@ -73,6 +74,7 @@ def export_multiple_choice(
     overwrite: bool = False,
 ) -> str:
     """Saves the SavedModel (written under a temporary name, renamed when complete)."""
+    model = serving_copy(model)
     endpoints = multiple_choice_endpoints(model, features)
     texts = tf.constant([""])
     features([texts, texts, tf.constant([["a"]])])  # Export needs built layers.

@@ -28,6 +28,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
 from albert_tf.models.span_qa import AlbertSpanQA
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
@@ -182,6 +183,7 @@ def export_span_qa(
         proto=tokenizer.serialized_model_proto(), do_lower_case=tokenizer.do_lower_case
     )
     layer(tf.constant([""]))  # Export needs built layers.
+    model = serving_copy(model)
     endpoints = span_qa_endpoints(
         model,
         layer,

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.models.token_classifier import AlbertTokenClassifier
 
@@ -102,6 +103,7 @@ def export_tagger(
     Returns:
         `export_dir`.
     """
+    model = serving_copy(model)
     endpoints = tagger_endpoints(model, aligner, labels)
     aligner.tokenizer(tf.constant([""]))  # Export needs built layers.
     return export_endpoints(export_dir, endpoints, [model, aligner.tokenizer], overwrite)
