@@ -59,7 +59,7 @@ def get_activation(name: str) -> Callable[[tf.Tensor], tf.Tensor]:
     >>> float(get_activation("relu")(keras.ops.convert_to_tensor(-1.0)))
     0.0
     """
-    from albert_tf.models.fused_elementwise import bias_activation
+    from albert_tf.models.fused_kernels import bias_activation
 
     activation_math(name)  # Fails early on an unknown name.
     return lambda x: bias_activation(x, None, name)

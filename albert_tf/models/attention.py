@@ -8,7 +8,7 @@ import keras
 from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
-from albert_tf.models.fused_elementwise import layer_norm_of_sum, scaled_masked_softmax
+from albert_tf.models.fused_kernels import layer_norm_of_sum, scaled_masked_softmax
 from albert_tf.models.positions import gather_positions
 
 # Added to the scores of padded keys, as in BERT/ALBERT. Applied in float32, so

@@ -7,7 +7,7 @@ from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
 from albert_tf.models.activations import activation_math
-from albert_tf.models.fused_elementwise import bias_activation, layer_norm_of_sum
+from albert_tf.models.fused_kernels import bias_activation, layer_norm_of_sum
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")

@@ -1,0 +1,48 @@
+"""Exported mixed-precision models store their weights in bfloat16 and predict the same."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from albert_tf.config import AlbertConfig
+from albert_tf.export.serving_weights import serving_copy
+from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests.conftest import TINY_ALBERT
+
+TEXTS = ["a gorgeous , witty film", "dull and far too long", ""]
+
+
+def _classifier(precision: str) -> AlbertClassifier:
+    tf.keras.utils.set_random_seed(1)
+    config = AlbertConfig(**TINY_ALBERT)
+    return AlbertClassifier(AlbertEncoder(config, dtype=precision), 3, dtype=precision)
+
+
+def test_float32_models_are_served_as_they_are():
+    model = _classifier("float32")
+    assert serving_copy(model) is model
+
+
+@pytest.mark.parametrize("precision,stored", [("mixed_bfloat16", "bfloat16")])
+def test_mixed_precision_export_stores_compute_dtype_and_predicts_the_same(
+    precision, stored, tiny_model_file, tmp_path
+):
+    model = _classifier(precision)
+    features = AlbertTextFeatures(tiny_model_file, 16)
+    packed = features(tf.constant(TEXTS))
+    expected = np.asarray(model(packed, training=False), np.float32)
+    copy = serving_copy(model)
+    assert {v.dtype for v in copy.weights} == {stored}
+    assert {v.dtype for v in model.weights} == {"float32"}  # The trained model is untouched.
+    np.testing.assert_allclose(np.asarray(copy(packed), np.float32), expected, atol=2e-2)
+
+    export_dir = export_classifier(str(tmp_path / "export"), model, features, ("a", "b", "c"))
+    served = tf.saved_model.load(export_dir)
+    assert {v.dtype for v in served.variables if v.dtype.is_floating} == {tf.as_dtype(stored)}
+    logits = served.signatures["classify_text"](text_a=tf.constant(TEXTS))["logits"].numpy()
+    np.testing.assert_allclose(logits, expected, atol=2e-2)
+    assert (logits.argmax(-1) == expected.argmax(-1)).all()
