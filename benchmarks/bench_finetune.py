@@ -63,6 +63,19 @@ def synthetic_pairs(config: AlbertConfig, batch: int, length: int, seed: int = 0
     }
 
 
+def constant_batches(features: dict, labels: np.ndarray) -> tf.data.Dataset:
+    """The same batch forever, for `fit`, with tf.data's autotuning off.
+
+    Each measurement is a new `fit` call; with autotuning on, a `fit` of one or two steps on a
+    2-core machine often ended with a stall that rounded its time up to a multiple of ~5.1 s
+    (seen for albert_tf and keras-hub alike, gone with autotuning off, absent inside one long
+    `fit`). A constant batch has nothing to tune.
+    """
+    options = tf.data.Options()
+    options.autotune.enabled = False
+    return tf.data.Dataset.from_tensors((features, labels)).repeat().with_options(options)
+
+
 def _adamw(steps: int = 1000) -> keras.optimizers.Optimizer:
     return create_optimizer(
         "adamw", 3e-5, num_train_steps=steps, num_warmup_steps=10, bias_correction=True
@@ -83,7 +96,7 @@ def albert_tf_runner(config, data, precision: str, jit_compile: bool, steps: int
         "input_type_ids": data["segment_ids"],
         "input_mask": data["input_mask"],
     }
-    dataset = tf.data.Dataset.from_tensors((features, data["labels"])).repeat()
+    dataset = constant_batches(features, data["labels"])
     batch = len(data["labels"])
 
     def run() -> int:
@@ -112,7 +125,7 @@ def keras_hub_runner(config, data, precision: str, jit_compile: bool, steps: int
         "segment_ids": data["segment_ids"],
         "padding_mask": data["input_mask"].astype(bool),
     }
-    dataset = tf.data.Dataset.from_tensors((features, data["labels"])).repeat()
+    dataset = constant_batches(features, data["labels"])
     batch = len(data["labels"])
 
     def run() -> int:

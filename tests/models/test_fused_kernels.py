@@ -62,7 +62,7 @@ def test_fused_matches_plain_ops(name, monkeypatch):
     function, args = CASES[name]
     fused_output, fused_grads = _value_and_grads(function, args)
     assert _graph_has_xla_function(function, args)
-    monkeypatch.setenv("ALBERT_TF_FUSED_ELEMENTWISE", "0")
+    monkeypatch.setenv("ALBERT_TF_FUSED_KERNELS", "0")
     assert not _graph_has_xla_function(function, args)
     plain_output, plain_grads = _value_and_grads(function, args)
     np.testing.assert_allclose(fused_output, plain_output, rtol=1e-5, atol=1e-5)

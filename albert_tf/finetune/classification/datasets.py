@@ -14,6 +14,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.finetune.classification.examples import Examples
+from albert_tf.finetune.trim_padding import cut_to_longest
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
 _FEATURIZE_BATCH = 256  # Strings tokenized per call; amortizes the op overhead.
@@ -79,9 +80,7 @@ def bucket_by_length(dataset: tf.data.Dataset, batch_size: int, width: int) -> t
         return tf.reduce_sum(tf.cast(features_of(element)["input_mask"], tf.int32))
 
     def cut(*element):
-        bound = tf.reduce_max(tf.reduce_sum(features_of(element)["input_mask"], axis=-1))
-        bound = tf.minimum((bound + width - 1) // width * width, seq_length)
-        features = {key: value[:, :bound] for key, value in features_of(element).items()}
+        features = cut_to_longest(features_of(element), width)
         return (features, *element[1:]) if features_spec is not None else features
 
     boundaries = list(range(width + 1, seq_length + 1, width))

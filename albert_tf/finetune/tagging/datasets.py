@@ -21,6 +21,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
+from albert_tf.finetune.trim_padding import cut_to_longest
 
 _FEATURIZE_BATCH = 256  # Sentences featurized per call; amortizes the op overhead.
 
@@ -65,22 +66,26 @@ def predict_tag_ids(
     words: Sequence[Sequence[str]],
     batch_size: int,
 ) -> list[np.ndarray]:
-    """The model's tag id for every word: one int array per sentence."""
-    ids_spec = tf.TensorSpec([None, aligner.seq_length], tf.int32)
+    """The model's tag id for every word: one int array per sentence.
 
-    @tf.function(input_signature=[{name: ids_spec for name in _INPUT_NAMES}])
-    def logits_of(features):
-        return tf.cast(model(features, training=False), tf.float32)
+    Each batch is featurized, cut to its longest window (rounded up to `_LENGTH_STEP` pieces:
+    sentences are mostly far shorter than `max_seq_length`, and a handful of lengths keeps the
+    compiled shapes few), run through the model and decoded in one traced function.
+    """
+    words_spec = tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1)
 
-    def featurize(words):
-        return aligner(words)
+    @tf.function(input_signature=[words_spec])
+    def tag_ids_of(words):
+        features, alignment = aligner(words)
+        features = cut_to_longest(features, _LENGTH_STEP)
+        logits = tf.cast(model(features, training=False), tf.float32)
+        word_logits = gather_word_logits(logits, alignment)
+        return tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
 
     predictions: list[np.ndarray] = []
-    for features, alignment in sentence_batches(words, batch_size=batch_size).map(featurize):
-        word_logits = gather_word_logits(logits_of(features), alignment)
-        ids = tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
-        predictions.extend(row.numpy() for row in ids)
+    for (batch,) in sentence_batches(words, batch_size=batch_size):
+        predictions.extend(row.numpy() for row in tag_ids_of(batch))
     return predictions
 
 
-_INPUT_NAMES = ("input_word_ids", "input_mask", "input_type_ids")
+_LENGTH_STEP = 16
