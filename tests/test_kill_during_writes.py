@@ -45,7 +45,9 @@ def _kill_child(job: str, args: dict, output: str) -> dict:
         timeout=600,
     )
     assert result.returncode == -signal.SIGKILL, result.stderr[-3000:]
-    timing = json.loads(result.stdout.strip().splitlines()[-1])
+    # The killed job may print (Keras progress) after the timing line.
+    timing_line = next(line for line in result.stdout.splitlines() if line.startswith('{"delay"'))
+    timing = json.loads(timing_line)
     return {"seed": seed, **timing}
 
 

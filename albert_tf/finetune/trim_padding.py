@@ -18,6 +18,7 @@ def cut_to_longest(features: dict[str, tf.Tensor], step: int) -> dict[str, tf.Te
     [2, 4]
     """
     seq_length = tf.shape(features["input_mask"])[1]
-    longest = tf.reduce_max(tf.reduce_sum(tf.cast(features["input_mask"], tf.int32), axis=1))
+    lengths = tf.reduce_sum(tf.cast(features["input_mask"], tf.int32), axis=1)
+    longest = tf.maximum(tf.reduce_max(lengths), 1)  # An empty batch keeps one position.
     bound = tf.minimum((longest + step - 1) // step * step, seq_length)
     return {name: value[:, :bound] for name, value in features.items()}
