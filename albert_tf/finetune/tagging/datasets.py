@@ -14,7 +14,8 @@ Illustration (not run):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 
 import keras
 import numpy as np
@@ -23,6 +24,10 @@ import tensorflow as tf
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.finetune.trim_padding import cut_to_longest
 
+# Slicing an in-memory list has nothing to tune; with tf.data's autotuning on, finishing
+# an iteration stalled for up to ~5 s on a 2-core machine (see `predict_tag_ids`).
+_NOTHING_TO_TUNE = tf.data.Options()
+_NOTHING_TO_TUNE.autotune.enabled = False
 _FEATURIZE_BATCH = 256  # Sentences featurized per call; amortizes the op overhead.
 
 
@@ -36,7 +41,7 @@ def sentence_batches(
     if label_ids is not None:
         columns.append(tf.ragged.constant(label_ids, dtype=tf.int32, ragged_rank=1))
     dataset = tf.data.Dataset.from_tensor_slices(tuple(columns))
-    return dataset.ragged_batch(batch_size)
+    return dataset.ragged_batch(batch_size).with_options(_NOTHING_TO_TUNE)
 
 
 def make_training_dataset(
@@ -70,22 +75,39 @@ def predict_tag_ids(
 
     Each batch is featurized, cut to its longest window (rounded up to `_LENGTH_STEP` pieces:
     sentences are mostly far shorter than `max_seq_length`, and a handful of lengths keeps the
-    compiled shapes few), run through the model and decoded in one traced function.
+    compiled shapes few), run through the model and decoded in one function, traced once per
+    (model, aligner) and reused by later calls.
     """
+    tag_ids_of = _tag_ids_function(model, aligner)
+    predictions: list[np.ndarray] = []
+    for (batch,) in sentence_batches(words, batch_size=batch_size):
+        ids = tag_ids_of(batch)
+        values, splits = ids.flat_values.numpy(), ids.row_splits.numpy()
+        predictions.extend(np.split(values, splits[1:-1]))
+    return predictions
+
+
+# model -> {aligner id: traced function}; weak on the model, so a dropped model frees its entry.
+_TAG_FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _tag_ids_function(model: keras.Model, aligner: WordPieceAligner) -> Callable:
+    functions = _TAG_FUNCTIONS.setdefault(model, {})
+    if id(aligner) in functions and functions[id(aligner)][0] is aligner:
+        return functions[id(aligner)][1]
+    model_ref = weakref.ref(model)  # The function must not keep its own cache key alive.
     words_spec = tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1)
 
     @tf.function(input_signature=[words_spec])
     def tag_ids_of(words):
         features, alignment = aligner(words)
         features = cut_to_longest(features, _LENGTH_STEP)
-        logits = tf.cast(model(features, training=False), tf.float32)
+        logits = tf.cast(model_ref()(features, training=False), tf.float32)
         word_logits = gather_word_logits(logits, alignment)
         return tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
 
-    predictions: list[np.ndarray] = []
-    for (batch,) in sentence_batches(words, batch_size=batch_size):
-        predictions.extend(row.numpy() for row in tag_ids_of(batch))
-    return predictions
+    functions[id(aligner)] = (aligner, tag_ids_of)
+    return tag_ids_of
 
 
 _LENGTH_STEP = 16
