@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import keras
 import tensorflow as tf
@@ -36,21 +36,28 @@ def fused_enabled() -> bool:
 
 
 def xla_fused(
-    function: Callable[..., tf.Tensor] | None = None, *, differentiable: int | None = None
+    function: Callable[..., tf.Tensor] | None = None,
+    *,
+    differentiable: int | None = None,
+    gradients: Callable[..., Sequence[tf.Tensor]] | None = None,
 ) -> Callable[..., tf.Tensor]:
     """`function` (tensors in, one tensor out) compiled by XLA, forward and backward.
 
     The backward recomputes `function` inside its own compiled kernel and differentiates it
     there: TensorFlow does not compile the gradient of a `jit_compile` function by itself.
     Only the first `differentiable` arguments (default: all) get gradients; the rest are
-    treated as constants. With fusion switched off this is `function`, unchanged.
+    treated as constants. `gradients(upstream, *args)`, when given, is used instead of
+    automatic differentiation (also compiled). With fusion switched off this is `function`,
+    unchanged.
     """
     if function is None:
-        return functools.partial(xla_fused, differentiable=differentiable)
+        return functools.partial(xla_fused, differentiable=differentiable, gradients=gradients)
     forward = tf.function(function, jit_compile=True, autograph=False)
 
     @tf.function(jit_compile=True, autograph=False)
     def backward(upstream, *args):
+        if gradients is not None:
+            return gradients(upstream, *args)
         wrt = args[:differentiable]
         with tf.GradientTape() as tape:
             tape.watch(wrt)
@@ -149,17 +156,49 @@ def residual_layer_norm(
 
 @functools.cache
 def _residual_layer_norm_kernel(epsilon: float, with_bias: bool) -> Callable[..., tf.Tensor]:
-    @xla_fused
-    def kernel(x, residual, gamma, beta, *bias):
+    def normalized(x, residual, bias):
         y = tf.cast(x, tf.float32) + tf.cast(residual, tf.float32)
         if with_bias:
             y += tf.cast(bias[0], tf.float32)
         mean, variance = tf.nn.moments(y, axes=[-1], keepdims=True)
-        normalized = (y - mean) * tf.math.rsqrt(variance + epsilon)
-        scaled = normalized * tf.cast(gamma, tf.float32) + tf.cast(beta, tf.float32)
+        inverse_std = tf.math.rsqrt(variance + epsilon)
+        return (y - mean) * inverse_std, inverse_std
+
+    # Written out: automatic differentiation made the three column sums (gamma, beta, bias)
+    # XLA reductions that took longer than the rest (17.9 vs 10.7 ms over [4096, 768] bf16);
+    # here they are products with a row of ones.
+    def gradients(upstream, x, residual, gamma, beta, *bias):
+        x_hat, inverse_std = normalized(x, residual, bias)
+        d_out = tf.cast(upstream, tf.float32)
+        d_hat = d_out * tf.cast(gamma, tf.float32)
+        d_y = inverse_std * (
+            d_hat
+            - tf.reduce_mean(d_hat, axis=-1, keepdims=True)
+            - x_hat * tf.reduce_mean(d_hat * x_hat, axis=-1, keepdims=True)
+        )
+        grads = [
+            tf.cast(d_y, x.dtype),
+            tf.cast(d_y, residual.dtype),
+            tf.cast(_column_sums(d_out * x_hat), gamma.dtype),
+            tf.cast(_column_sums(d_out), beta.dtype),
+        ]
+        if with_bias:
+            grads.append(tf.cast(_column_sums(d_y), bias[0].dtype))
+        return grads
+
+    @xla_fused(gradients=gradients)
+    def kernel(x, residual, gamma, beta, *bias):
+        x_hat, _ = normalized(x, residual, bias)
+        scaled = x_hat * tf.cast(gamma, tf.float32) + tf.cast(beta, tf.float32)
         return tf.cast(scaled, x.dtype)
 
     return kernel
+
+
+def _column_sums(x: tf.Tensor) -> tf.Tensor:
+    """[..., H] -> [H] sums over every leading axis, as a matmul with a row of ones."""
+    rows = tf.reshape(x, [-1, x.shape[-1]])
+    return tf.matmul(tf.ones([1, tf.shape(rows)[0]], x.dtype), rows)[0]
 
 
 def scaled_masked_softmax(
