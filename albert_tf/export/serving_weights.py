@@ -29,7 +29,7 @@ def serving_copy(model: keras.Model) -> keras.Model:
     >>> serving_copy(keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])).dtype
     'float32'
     """
-    policies = {_policy_name(layer) for layer in model._flatten_layers(include_self=True)}
+    policies = {layer.dtype_policy.name for layer in model._flatten_layers(include_self=True)}
     if not policies & set(_STORED_AS_COMPUTED):
         return model
     config = _replace_policies(keras.saving.serialize_keras_object(model))
@@ -40,19 +40,9 @@ def serving_copy(model: keras.Model) -> keras.Model:
     return copy
 
 
-def _policy_name(layer: keras.layers.Layer) -> str:
-    return layer.dtype_policy.name
-
-
 def _replace_policies(config):
-    """The serialized config with every mixed policy name replaced (recursively)."""
+    """The serialized config with every mixed policy name (a string anywhere in it) replaced."""
     if isinstance(config, dict):
-        if config.get("class_name") == "DTypePolicy":
-            name = config["config"]["name"]
-            return {
-                **config,
-                "config": {**config["config"], "name": _STORED_AS_COMPUTED.get(name, name)},
-            }
         return {key: _replace_policies(value) for key, value in config.items()}
     if isinstance(config, list):
         return [_replace_policies(value) for value in config]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import tensorflow as tf
 
+# Cut lengths are rounded up to this many pieces by default: a few shapes, little padding.
+LENGTH_STEP = 16
 
-def cut_to_longest(features: dict[str, tf.Tensor], step: int) -> dict[str, tf.Tensor]:
+
+def cut_to_longest(features: dict[str, tf.Tensor], step: int = LENGTH_STEP) -> dict[str, tf.Tensor]:
     """[B, T] features cut to the longest row's length, rounded up to a multiple of `step`.
 
     Text is packed to `max_seq_length`, mostly padding for short sentences. Cutting it keeps

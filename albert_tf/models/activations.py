@@ -1,4 +1,7 @@
-"""Hidden activations named as in `albert_config.json`, as float32 math for fused kernels."""
+"""Hidden activations named as in `albert_config.json`, as elementwise math.
+
+The fused kernels compute them (`fused_kernels.get_activation` / `bias_activation`).
+"""
 
 from __future__ import annotations
 
@@ -49,17 +52,3 @@ def activation_math(name: str) -> Callable[[tf.Tensor], tf.Tensor]:
         raise ValueError(
             f"Unknown hidden activation {name!r}; use one of {sorted(ACTIVATIONS)}."
         ) from None
-
-
-def get_activation(name: str) -> Callable[[tf.Tensor], tf.Tensor]:
-    """The activation for a `hidden_act` name, computed in float32 as one fused kernel.
-
-    Example:
-    >>> import keras
-    >>> float(get_activation("relu")(keras.ops.convert_to_tensor(-1.0)))
-    0.0
-    """
-    from albert_tf.models.fused_kernels import bias_activation
-
-    activation_math(name)  # Fails early on an unknown name.
-    return lambda x: bias_activation(x, None, name)

@@ -6,7 +6,8 @@ from typing import Any
 
 import keras
 
-from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.task_heads import dense_head, id_inputs, task_encoder
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -43,28 +44,16 @@ class AlbertClassifier(keras.Model):
         dtype: Any = None,
         **kwargs,
     ):
-        if isinstance(encoder, dict):
-            encoder = keras.saving.deserialize_keras_object(encoder)
-        if not isinstance(encoder, AlbertEncoder):
-            raise TypeError(f"AlbertClassifier: encoder must be an AlbertEncoder, got {encoder!r}.")
+        encoder = task_encoder(encoder, "AlbertClassifier")
         if num_outputs < 1:
             raise ValueError(f"num_outputs must be >= 1, got {num_outputs}.")
 
         # === Layers ===
         dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name="classifier_dropout")
-        head = keras.layers.Dense(
-            num_outputs,
-            kernel_initializer=keras.initializers.TruncatedNormal(
-                stddev=encoder.config.initializer_range
-            ),
-            dtype=dtype,
-            name="classifier",
-        )
+        head = dense_head(num_outputs, encoder, dtype, "classifier")
 
         # === Functional graph ===
-        inputs = {
-            name: keras.Input(shape=(None,), dtype="int32", name=name) for name in INPUT_NAMES
-        }
+        inputs = id_inputs()
         pooled = encoder(inputs)["pooled_output"]
         # Float32 logits: the loss and softmax stay exact under mixed precision.
         logits = keras.ops.cast(head(dropout(pooled)), "float32")

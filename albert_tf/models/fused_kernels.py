@@ -97,6 +97,17 @@ def bias_activation(x: tf.Tensor, bias: tf.Tensor | None, activation: str) -> tf
     return _bias_activation_kernel(activation)(x, bias)
 
 
+def get_activation(name: str) -> Callable[[tf.Tensor], tf.Tensor]:
+    """The activation for an `AlbertConfig.hidden_act` name, in float32 as one fused kernel.
+
+    Example:
+    >>> float(get_activation("relu")(tf.constant(-1.0)))
+    0.0
+    """
+    activation_math(name)  # Fails early on an unknown name.
+    return lambda x: bias_activation(x, None, name)
+
+
 @functools.cache
 def _activation_kernel(name: str) -> Callable[..., tf.Tensor]:
     math_fn = activation_math(name)

@@ -7,7 +7,8 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.task_heads import dense_head, id_inputs, task_encoder
 
 # Logit of a padded option: far below any real score, finite so an all-padded row stays NaN-free.
 PADDED_OPTION_LOGIT = -1e9
@@ -90,28 +91,14 @@ class AlbertMultipleChoice(keras.Model):
         dtype: Any = None,
         **kwargs,
     ):
-        if isinstance(encoder, dict):
-            encoder = keras.saving.deserialize_keras_object(encoder)
-        if not isinstance(encoder, AlbertEncoder):
-            raise TypeError(
-                f"AlbertMultipleChoice: encoder must be an AlbertEncoder, got {encoder!r}."
-            )
+        encoder = task_encoder(encoder, "AlbertMultipleChoice")
 
         # === Layers ===
         dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name="classifier_dropout")
-        head = keras.layers.Dense(
-            1,
-            kernel_initializer=keras.initializers.TruncatedNormal(
-                stddev=encoder.config.initializer_range
-            ),
-            dtype=dtype,
-            name="classifier",
-        )
+        head = dense_head(1, encoder, dtype, "classifier")
 
         # === Functional graph ===
-        inputs = {
-            name: keras.Input(shape=(None, None), dtype="int32", name=name) for name in INPUT_NAMES
-        }
+        inputs = id_inputs(shape=(None, None))
         flat = _FlattenOptions(name="flatten_options")(inputs)
         pooled = encoder(flat)["pooled_output"]
         logits = _OptionLogits(name="option_logits")(head(dropout(pooled)), inputs["input_mask"])

@@ -6,7 +6,8 @@ from typing import Any
 
 import keras
 
-from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.task_heads import dense_head, id_inputs, task_encoder
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -35,21 +36,9 @@ class AlbertSpanQA(keras.Model):
     """
 
     def __init__(self, encoder: AlbertEncoder | dict[str, Any], dtype: Any = None, **kwargs):
-        if isinstance(encoder, dict):
-            encoder = keras.saving.deserialize_keras_object(encoder)
-        if not isinstance(encoder, AlbertEncoder):
-            raise TypeError(f"AlbertSpanQA: encoder must be an AlbertEncoder, got {encoder!r}.")
-        head = keras.layers.Dense(
-            2,
-            kernel_initializer=keras.initializers.TruncatedNormal(
-                stddev=encoder.config.initializer_range
-            ),
-            dtype=dtype,
-            name="qa_outputs",
-        )
-        inputs = {
-            name: keras.Input(shape=(None,), dtype="int32", name=name) for name in INPUT_NAMES
-        }
+        encoder = task_encoder(encoder, "AlbertSpanQA")
+        head = dense_head(2, encoder, dtype, "qa_outputs")
+        inputs = id_inputs()
         sequence = encoder(inputs)["sequence_output"]
         logits = keras.ops.cast(head(sequence), "float32")
         super().__init__(inputs=inputs, outputs=logits, **kwargs)

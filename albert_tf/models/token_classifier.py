@@ -7,7 +7,8 @@ from typing import Any
 
 import keras
 
-from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.task_heads import dense_head, id_inputs, task_encoder
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -46,26 +47,14 @@ class AlbertTokenClassifier(keras.Model):
         dtype: Any = None,
         **kwargs,
     ):
-        if isinstance(encoder, dict):
-            encoder = keras.saving.deserialize_keras_object(encoder)
-        if not isinstance(encoder, AlbertEncoder):
-            raise TypeError(f"encoder must be an AlbertEncoder, got {encoder!r}.")
+        encoder = task_encoder(encoder, "AlbertTokenClassifier")
         if num_labels < 1:
             raise ValueError(f"num_labels must be >= 1, got {num_labels}.")
         if labels is not None and len(labels) != num_labels:
             raise ValueError(f"{len(labels)} labels for num_labels={num_labels}.")
         dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name="token_dropout")
-        head = keras.layers.Dense(
-            num_labels,
-            kernel_initializer=keras.initializers.TruncatedNormal(
-                stddev=encoder.config.initializer_range
-            ),
-            dtype=dtype,
-            name="token_classifier",
-        )
-        inputs = {
-            name: keras.Input(shape=(None,), dtype="int32", name=name) for name in INPUT_NAMES
-        }
+        head = dense_head(num_labels, encoder, dtype, "token_classifier")
+        inputs = id_inputs()
         sequence = encoder(inputs)["sequence_output"]
         # Float32 logits: the loss and softmax stay exact under mixed precision.
         logits = keras.ops.cast(head(dropout(sequence)), "float32")

@@ -34,7 +34,6 @@ from albert_tf.finetune.trim_padding import cut_to_longest
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
-_LENGTH_STEP = 16  # Served lengths are rounded up to this: a few shapes, little padding.
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
 _TEXT_SPEC = tf.TensorSpec([None], tf.string)
 
@@ -52,7 +51,7 @@ def classifier_endpoints(
 
     def outputs(features: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         # Short texts need not pay for `max_seq_length`: cut the padding no row needs.
-        features = cut_to_longest(features, _LENGTH_STEP)
+        features = cut_to_longest(features)
         logits = tf.cast(model(features, training=False), tf.float32)
         if label_names is None:
             return {"logits": logits, "scores": logits[:, 0]}

@@ -73,7 +73,7 @@ def predict_tag_ids(
 ) -> list[np.ndarray]:
     """The model's tag id for every word: one int array per sentence.
 
-    Each batch is featurized, cut to its longest window (rounded up to `_LENGTH_STEP` pieces:
+    Each batch is featurized, cut to its longest window (rounded up to `LENGTH_STEP` pieces:
     sentences are mostly far shorter than `max_seq_length`, and a handful of lengths keeps the
     compiled shapes few), run through the model and decoded in one function, traced once per
     (model, aligner) and reused by later calls.
@@ -87,27 +87,27 @@ def predict_tag_ids(
     return predictions
 
 
-# model -> {aligner id: traced function}; weak on the model, so a dropped model frees its entry.
+# model -> {aligner: traced function}; weak on the model, so a dropped model frees its entry.
 _TAG_FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _tag_ids_function(model: keras.Model, aligner: WordPieceAligner) -> Callable:
     functions = _TAG_FUNCTIONS.setdefault(model, {})
-    if id(aligner) in functions and functions[id(aligner)][0] is aligner:
-        return functions[id(aligner)][1]
+    if aligner not in functions:
+        functions[aligner] = _traced_tag_ids(model, aligner)
+    return functions[aligner]
+
+
+def _traced_tag_ids(model: keras.Model, aligner: WordPieceAligner) -> Callable:
     model_ref = weakref.ref(model)  # The function must not keep its own cache key alive.
     words_spec = tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1)
 
     @tf.function(input_signature=[words_spec])
     def tag_ids_of(words):
         features, alignment = aligner(words)
-        features = cut_to_longest(features, _LENGTH_STEP)
+        features = cut_to_longest(features)
         logits = tf.cast(model_ref()(features, training=False), tf.float32)
         word_logits = gather_word_logits(logits, alignment)
         return tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
 
-    functions[id(aligner)] = (aligner, tag_ids_of)
     return tag_ids_of
-
-
-_LENGTH_STEP = 16
