@@ -12,16 +12,24 @@ long enough to fill `--seq_length` pieces, in one process:
 
 Each setting reports batch-1 latency (median and p99 over `--calls` calls, the settings
 interleaved call by call) and batch-32 throughput (median of `--rounds` interleaved rounds).
+With `--processes=N` each implementation instead runs alone in a fresh process, N times, the
+implementations taking turns (what a user serving one framework sees: on a 2-core Xeon,
+albert_tf's batch-32 throughput read 37-39 seq/s alone and 34-36 next to PyTorch in one
+process, while Hugging Face's did not move); the figures are pooled over the N processes.
 
 Illustration (not run; ~5 minutes on 2 CPU cores):
     python benchmarks/bench_serving.py
+    python benchmarks/bench_serving.py --precisions=mixed_bfloat16 --processes=3
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -131,11 +139,48 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--implementations", default=",".join(PREDICTORS))
     parser.add_argument("--precisions", default="float32,mixed_bfloat16")
     parser.add_argument("--vocab_size", type=int, default=8000, help="pieces of the spm model")
+    parser.add_argument(
+        "--processes", type=int, default=0, help="N > 0: each implementation alone, N turns"
+    )
+    parser.add_argument("--worker_json", default=None, help=argparse.SUPPRESS)
     return parser.parse_args()
+
+
+def isolated_measurements(args) -> tuple[dict, dict]:
+    """Latencies and seconds pooled over `args.processes` turns, one process per implementation."""
+    latencies, seconds = {}, {}
+    implementations = args.implementations.split(",")
+    with tempfile.TemporaryDirectory() as workdir:
+        for turn in range(args.processes):
+            shift = turn % len(implementations)  # Who goes first changes from turn to turn.
+            for implementation in implementations[shift:] + implementations[:shift]:
+                out = os.path.join(workdir, f"{turn}_{implementation}.json")
+                command = [sys.executable, os.path.abspath(__file__), f"--worker_json={out}"]
+                command += [f"--implementations={implementation}", "--processes=0"]
+                command += [
+                    f"--{name}={getattr(args, name)}"
+                    for name in ("preset", "seq_length", "batch_size", "calls", "rounds")
+                    + ("precisions", "vocab_size")
+                ]
+                print(f"turn {turn + 1}/{args.processes}: {implementation}", flush=True)
+                subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+                with open(out, encoding="utf-8") as handle:
+                    result = json.load(handle)
+                for name, values in result["latencies"].items():
+                    latencies.setdefault(name, []).extend(values)
+                for name, values in result["seconds"].items():
+                    seconds.setdefault(name, []).extend(values)
+    return latencies, seconds
 
 
 def main() -> None:
     args = _parse_args()
+    if args.processes > 0:
+        latencies, seconds = isolated_measurements(args)
+        args.calls *= args.processes
+        args.rounds *= args.processes
+        _report(args, latencies, seconds)
+        return
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)
@@ -163,6 +208,10 @@ def main() -> None:
             warmup=1,
             rounds=args.rounds,
         )
+    if args.worker_json:
+        with open(args.worker_json, "w", encoding="utf-8") as handle:
+            json.dump({"latencies": latencies, "seconds": seconds}, handle)
+        return
     _report(args, latencies, seconds)
 
 
