@@ -146,6 +146,18 @@ def _parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
+# What a worker process needs of the parent's flags (besides its one implementation).
+_FORWARDED_FLAGS = (
+    "preset",
+    "seq_length",
+    "batch_size",
+    "calls",
+    "rounds",
+    "precisions",
+    "vocab_size",
+)
+
+
 def isolated_measurements(args) -> tuple[dict, dict]:
     """Latencies and seconds pooled over `args.processes` turns, one process per implementation."""
     latencies, seconds = {}, {}
@@ -155,21 +167,16 @@ def isolated_measurements(args) -> tuple[dict, dict]:
             shift = turn % len(implementations)  # Who goes first changes from turn to turn.
             for implementation in implementations[shift:] + implementations[:shift]:
                 out = os.path.join(workdir, f"{turn}_{implementation}.json")
-                command = [sys.executable, os.path.abspath(__file__), f"--worker_json={out}"]
-                command += [f"--implementations={implementation}", "--processes=0"]
-                command += [
-                    f"--{name}={getattr(args, name)}"
-                    for name in ("preset", "seq_length", "batch_size", "calls", "rounds")
-                    + ("precisions", "vocab_size")
-                ]
+                forwarded = [f"--{name}={getattr(args, name)}" for name in _FORWARDED_FLAGS]
+                command = [sys.executable, os.path.abspath(__file__), *forwarded]
+                command += [f"--implementations={implementation}", f"--worker_json={out}"]
                 print(f"turn {turn + 1}/{args.processes}: {implementation}", flush=True)
                 subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
                 with open(out, encoding="utf-8") as handle:
                     result = json.load(handle)
-                for name, values in result["latencies"].items():
-                    latencies.setdefault(name, []).extend(values)
-                for name, values in result["seconds"].items():
-                    seconds.setdefault(name, []).extend(values)
+                for pooled, key in ((latencies, "latencies"), (seconds, "seconds")):
+                    for name, values in result[key].items():
+                        pooled.setdefault(name, []).extend(values)
     return latencies, seconds
 
 
