@@ -43,19 +43,22 @@ def export_endpoints(
     endpoints: Endpoints,
     tracked: Sequence[keras.layers.Layer],
     overwrite: bool = False,
+    frozen: Sequence[keras.layers.Layer] = (),
 ) -> str:
     """Writes a SavedModel at `export_dir` whose signatures are `endpoints`; returns its path.
 
     Args:
         export_dir: directory to create.
         endpoints: signature name -> (function, input `tf.TensorSpec`s).
-        tracked: every built Keras layer or model the functions use (their variables and
-            resources are saved).
+        tracked: every built Keras layer or model the functions use through its variables or
+            resources (these are saved).
         overwrite: replace an existing `export_dir`, once the new one is complete.
+        frozen: models the functions use through `frozen_inference` (their weights are saved
+            as graph constants, not variables); only counted for the disk space needed.
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
     with output_lock(export_dir):
-        return _write_endpoints(export_dir, endpoints, tracked, overwrite)
+        return _write_endpoints(export_dir, endpoints, tracked, overwrite, frozen)
 
 
 def _write_endpoints(
@@ -63,6 +66,7 @@ def _write_endpoints(
     endpoints: Endpoints,
     tracked: Sequence[keras.layers.Layer],
     overwrite: bool,
+    frozen: Sequence[keras.layers.Layer],
 ) -> str:
     refuse_existing(export_dir, overwrite)
     archive = keras.export.ExportArchive()
@@ -70,7 +74,8 @@ def _write_endpoints(
         archive.track(layer)
     for name, (function, input_signature) in endpoints.items():
         archive.add_endpoint(name, function, input_signature=list(input_signature))
-    needed = lambda: variables_bytes(v for layer in tracked for v in layer.weights)  # noqa: E731
+    layers = [*tracked, *frozen]
+    needed = lambda: variables_bytes(v for layer in layers for v in layer.weights)  # noqa: E731
     with (
         explain_disk_full(export_dir, needed),
         atomic_output_directory(export_dir, overwrite) as temp_dir,

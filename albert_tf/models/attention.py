@@ -5,9 +5,15 @@ from __future__ import annotations
 import math
 
 import keras
+import tensorflow as tf
 from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
+from albert_tf.models.constant_weights_form import (
+    fused_dense,
+    fused_layer_norm,
+    use_constant_weights_form,
+)
 from albert_tf.models.fused_kernels import layer_norm_of_sum, scaled_masked_softmax
 from albert_tf.models.positions import gather_positions
 
@@ -103,6 +109,8 @@ class AlbertAttention(keras.layers.Layer):
         if query_positions is not None:
             queries_from = gather_positions(hidden_states, query_positions)
         num_queries = ops.shape(queries_from)[1]
+        if use_constant_weights_form(training):
+            return self._call_constant_weights(hidden_states, queries_from, input_mask)
         query = self._split_heads(self.query(queries_from), batch, num_queries)
         key = self._split_heads(self.key(hidden_states), batch, seq)
         value = self._split_heads(self.value(hidden_states), batch, seq)
@@ -121,6 +129,27 @@ class AlbertAttention(keras.layers.Layer):
         # The output projection's bias is added inside the fused LayerNorm kernel.
         output = ops.matmul(context, self.output_dense.kernel)
         return layer_norm_of_sum(self.layer_norm, output, queries_from, bias=self.output_dense.bias)
+
+    def _call_constant_weights(self, hidden_states, queries_from, input_mask):
+        """`call` at inference in the form oneDNN fuses (see `constant_weights_form`)."""
+        batch, seq = ops.shape(hidden_states)[0], ops.shape(hidden_states)[1]
+        num_queries = ops.shape(queries_from)[1]
+
+        def heads(layer, x, length):  # [B, L, H] -> [B, N, L, D]
+            split = self._split_heads(fused_dense(x, layer), batch, length)
+            return ops.transpose(split, (0, 2, 1, 3))
+
+        query = heads(self.query, queries_from, num_queries)
+        key = heads(self.key, hidden_states, seq)
+        value = heads(self.value, hidden_states, seq)
+        scores = tf.matmul(query, key, transpose_b=True)
+        logits = scores * ops.cast(1.0 / math.sqrt(self.head_size), scores.dtype)
+        if input_mask is not None:
+            logits += ops.cast(attention_mask_adder(input_mask), scores.dtype)
+        context = ops.transpose(ops.matmul(ops.softmax(logits, axis=-1), value), (0, 2, 1, 3))
+        context = ops.reshape(context, (batch, num_queries, self.hidden_size))
+        output = fused_dense(context, self.output_dense, residual=queries_from)
+        return fused_layer_norm(output, self.layer_norm)
 
     def compute_output_shape(
         self, hidden_states_shape, input_mask_shape=None, query_positions_shape=None

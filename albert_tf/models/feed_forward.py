@@ -7,6 +7,11 @@ from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
 from albert_tf.models.activations import activation_math
+from albert_tf.models.constant_weights_form import (
+    fused_dense,
+    fused_layer_norm,
+    use_constant_weights_form,
+)
 from albert_tf.models.fused_kernels import bias_activation, layer_norm_of_sum
 
 
@@ -67,6 +72,10 @@ class AlbertFeedForward(keras.layers.Layer):
         self.built = True
 
     def call(self, hidden_states, training=None):
+        if use_constant_weights_form(training):
+            x = fused_dense(hidden_states, self.intermediate, self.hidden_act)
+            x = fused_dense(x, self.output_dense, residual=hidden_states)
+            return fused_layer_norm(x, self.layer_norm)
         # The Dense layers' biases are added inside the fused activation and LayerNorm kernels
         # (one pass over the activations instead of two), unless dropout sits in between.
         x = ops.matmul(hidden_states, self.intermediate.kernel)

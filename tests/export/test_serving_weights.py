@@ -1,4 +1,5 @@
-"""Exported mixed-precision models store their weights in bfloat16 and predict the same."""
+"""Exported mixed-precision models store their weights in bfloat16, as graph constants, and
+predict the same."""
 
 from __future__ import annotations
 
@@ -42,7 +43,22 @@ def test_mixed_precision_export_stores_compute_dtype_and_predicts_the_same(
 
     export_dir = export_classifier(str(tmp_path / "export"), model, features, ("a", "b", "c"))
     served = tf.saved_model.load(export_dir)
-    assert {v.dtype for v in served.variables if v.dtype.is_floating} == {tf.as_dtype(stored)}
+    assert not [v for v in served.variables if v.dtype.is_floating]  # Weights are constants.
+    assert _weight_constant_dtypes(served.signatures["classify_text"]) == {tf.as_dtype(stored)}
     logits = served.signatures["classify_text"](text_a=tf.constant(TEXTS))["logits"].numpy()
     np.testing.assert_allclose(logits, expected, atol=2e-2)
     assert (logits.argmax(-1) == expected.argmax(-1)).all()
+
+
+def _weight_constant_dtypes(function) -> set[tf.DType]:
+    """Dtypes of the floating constants with 16+ elements in `function` and what it calls."""
+    library = function.graph.as_graph_def().library.function
+    dtypes = set()
+    for node in (node for f in library for node in f.node_def):
+        if node.op == "Const":
+            value = node.attr["value"].tensor
+            elements = int(np.prod([d.size for d in value.tensor_shape.dim]))
+            dtype = tf.as_dtype(value.dtype)
+            if dtype.is_floating and elements >= 16:
+                dtypes.add(dtype)
+    return dtypes

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.frozen_weights import frozen_inference
 from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.trim_padding import cut_to_longest
 from albert_tf.models.classifier import AlbertClassifier
@@ -48,11 +49,12 @@ def classifier_endpoints(
     if labels is not None and len(labels) != model.num_outputs:
         raise ValueError(f"{len(labels)} labels for a model with {model.num_outputs} outputs.")
     label_names = tf.constant(list(labels)) if labels is not None else None
+    predict = frozen_inference(model)
 
     def outputs(features: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         # Short texts need not pay for `max_seq_length`: cut the padding no row needs.
         features = cut_to_longest(features)
-        logits = tf.cast(model(features, training=False), tf.float32)
+        logits = tf.cast(predict(features), tf.float32)
         if label_names is None:
             return {"logits": logits, "scores": logits[:, 0]}
         label_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
@@ -105,7 +107,7 @@ def export_classifier(
     model = serving_copy(model)
     endpoints = classifier_endpoints(model, text_features, labels, is_pair)
     _build(text_features, is_pair)
-    return export_endpoints(export_dir, endpoints, [model, text_features], overwrite)
+    return export_endpoints(export_dir, endpoints, [text_features], overwrite, frozen=[model])
 
 
 def _build(text_features: AlbertTextFeatures, is_pair: bool) -> None:

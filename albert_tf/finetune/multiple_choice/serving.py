@@ -26,6 +26,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.frozen_weights import frozen_inference
 from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
@@ -38,9 +39,10 @@ _OPTIONS_SPEC = tf.TensorSpec([None, None], tf.string)
 
 def multiple_choice_endpoints(model: AlbertMultipleChoice, features: ChoiceFeatures) -> dict:
     """Signature name -> (function, input signature) of the module docstring."""
+    predict = frozen_inference(model)
 
     def outputs(packed: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-        logits = tf.cast(model(packed, training=False), tf.float32)
+        logits = tf.cast(predict(packed), tf.float32)
         answer_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
         return {
             "logits": logits,
@@ -78,4 +80,4 @@ def export_multiple_choice(
     endpoints = multiple_choice_endpoints(model, features)
     texts = tf.constant([""])
     features([texts, texts, tf.constant([["a"]])])  # Export needs built layers.
-    return export_endpoints(export_dir, endpoints, [model, features], overwrite)
+    return export_endpoints(export_dir, endpoints, [features], overwrite, frozen=[model])

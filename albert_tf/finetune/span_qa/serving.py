@@ -28,6 +28,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.frozen_weights import frozen_inference
 from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
 from albert_tf.models.span_qa import AlbertSpanQA
@@ -115,6 +116,7 @@ def span_qa_endpoints(
     null_score_diff_threshold: float = 0.0,
 ) -> dict:
     """Signature name -> (function, input signature) of the module docstring."""
+    predict = frozen_inference(model)
 
     def answer(question, context):
         question_ids = tokenizer_layer(question)[:, :max_query_length]
@@ -124,7 +126,7 @@ def span_qa_endpoints(
         features, in_context, starts, ends, example = windows_tf(
             question_ids, context_ids, char_starts, char_ends, seq_length, doc_stride
         )
-        logits = tf.cast(model(features, training=False), tf.float32)
+        logits = tf.cast(predict(features), tf.float32)
         score, first, last, null = best_spans_tf(logits, in_context, max_answer_length)
         batch = tf.shape(question)[0]
         best = tf.math.unsorted_segment_max(score, example, batch)
@@ -194,4 +196,4 @@ def export_span_qa(
         with_null,
         float(null_score_diff_threshold),
     )
-    return export_endpoints(export_dir, endpoints, [model, layer], overwrite)
+    return export_endpoints(export_dir, endpoints, [layer], overwrite, frozen=[model])

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.frozen_weights import frozen_inference
 from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.models.token_classifier import AlbertTokenClassifier
@@ -48,10 +49,11 @@ def tagger_endpoints(
     if len(labels) != model.num_labels:
         raise ValueError(f"{len(labels)} labels for a model with {model.num_labels} tags.")
     label_names = tf.constant(list(labels))
+    predict = frozen_inference(model)
 
     def tag_ragged(words: tf.RaggedTensor) -> dict[str, tf.Tensor]:
         features, alignment = aligner(words)
-        logits = tf.cast(model(features, training=False), tf.float32)
+        logits = tf.cast(predict(features), tf.float32)
         word_logits = gather_word_logits(logits, alignment)
         tag_ids = tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
         return {
@@ -72,7 +74,7 @@ def tagger_endpoints(
     def serve(input_word_ids, input_mask, input_type_ids):
         features = {"input_word_ids": input_word_ids, "input_mask": input_mask}
         features["input_type_ids"] = input_type_ids
-        return {"logits": tf.cast(model(features, training=False), tf.float32)}
+        return {"logits": tf.cast(predict(features), tf.float32)}
 
     return {
         "tag": (tag, [tf.TensorSpec([None], tf.string)]),
@@ -106,4 +108,6 @@ def export_tagger(
     model = serving_copy(model)
     endpoints = tagger_endpoints(model, aligner, labels)
     aligner.tokenizer(tf.constant([""]))  # Export needs built layers.
-    return export_endpoints(export_dir, endpoints, [model, aligner.tokenizer], overwrite)
+    return export_endpoints(
+        export_dir, endpoints, [aligner.tokenizer], overwrite, frozen=[model]
+    )

@@ -1,0 +1,122 @@
+"""Served forward passes with constant weights: same outputs, oneDNN's fused ops, one copy."""
+
+from __future__ import annotations
+
+import collections
+import glob
+
+import numpy as np
+import pytest
+import tensorflow as tf
+from tensorflow.tsl.profiler.protobuf import xplane_pb2
+
+from albert_tf.config import AlbertConfig
+from albert_tf.export.frozen_weights import frozen_inference
+from albert_tf.export.serving_weights import serving_copy
+from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests.conftest import TINY_ALBERT
+
+
+def _trained_like(precision: str) -> AlbertClassifier:
+    """A tiny classifier whose biases and LayerNorm weights are not the initial 0 and 1."""
+    tf.keras.utils.set_random_seed(3)
+    model = AlbertClassifier(
+        AlbertEncoder(AlbertConfig(**TINY_ALBERT), dtype=precision), 3, dtype=precision
+    )
+    rng = np.random.default_rng(0)
+    for variable in model.weights:
+        if any(name in variable.path for name in ("bias", "beta", "gamma")):
+            noise = 0.1 * rng.standard_normal(variable.shape)
+            base = 1.0 if "gamma" in variable.path else 0.0
+            variable.assign((base + noise).astype(np.float32))
+    return model
+
+
+def _inputs(batch: int, length: int) -> dict[str, tf.Tensor]:
+    rng = np.random.default_rng(1)
+    mask = np.ones((batch, length), np.int32)
+    mask[0, length // 2 :] = 0  # One padded row: the attention mask must be applied.
+    return {
+        "input_word_ids": tf.constant(rng.integers(5, TINY_ALBERT["vocab_size"], mask.shape), tf.int32),
+        "input_mask": tf.constant(mask),
+        "input_type_ids": tf.constant((rng.random(mask.shape) < 0.5).astype(np.int32)),
+    }
+
+
+@pytest.mark.parametrize("precision,atol", [("float32", 2e-5), ("mixed_bfloat16", 3e-2)])
+def test_frozen_forward_matches_the_model(precision, atol):
+    model = serving_copy(_trained_like(precision))
+    inputs = _inputs(3, 12)
+    expected = np.asarray(model(inputs, training=False), np.float32)
+    predict = frozen_inference(model)
+    np.testing.assert_allclose(np.asarray(predict(inputs), np.float32), expected, atol=atol)
+    # Any batch and length (one input signature, no retracing).
+    other = _inputs(1, 7)
+    np.testing.assert_allclose(
+        np.asarray(predict(other), np.float32),
+        np.asarray(model(other, training=False), np.float32),
+        atol=atol,
+    )
+    assert len(predict._list_all_concrete_functions()) == 1
+
+
+def test_frozen_graph_reads_no_variables_and_sees_no_later_change():
+    model = _trained_like("float32")
+    predict = frozen_inference(model)
+    graph = predict.get_concrete_function().graph
+    assert not [op for op in graph.get_operations() if op.type == "ReadVariableOp"]
+    inputs = _inputs(2, 8)
+    before = predict(inputs).numpy()
+    model.head.bias.assign(model.head.bias + 1.0)
+    np.testing.assert_array_equal(predict(inputs).numpy(), before)
+
+
+def _op_types(function, inputs, logdir: str) -> collections.Counter:
+    """TensorFlow op types a call of `function` ran (from the profiler's trace)."""
+    function(inputs)
+    tf.profiler.experimental.start(logdir)
+    function(inputs)
+    tf.profiler.experimental.stop()
+    space = xplane_pb2.XSpace()
+    with open(sorted(glob.glob(f"{logdir}/**/*.xplane.pb", recursive=True))[-1], "rb") as f:
+        space.ParseFromString(f.read())
+    types = collections.Counter()
+    for plane in space.planes:
+        names = {key: meta.name for key, meta in plane.event_metadata.items()}
+        for line in plane.lines:
+            for event in line.events:
+                name = names.get(event.metadata_id, "")
+                if ":" in name:
+                    types[name.rsplit(":", 1)[1]] += 1
+    return types
+
+
+def test_frozen_forward_runs_onednn_fused_matmuls_and_layer_norms(tmp_path):
+    config = AlbertConfig(**TINY_ALBERT)
+    model = serving_copy(_trained_like("mixed_bfloat16"))
+    types = _op_types(frozen_inference(model), _inputs(2, 16), str(tmp_path))
+    blocks = config.num_hidden_layers
+    # q, k, v, attention output, FFN in and out: one fused op each (matmul + bias (+ GELU) (+
+    # residual)); both LayerNorms of each block are oneDNN's.
+    assert types["_MklNativeFusedMatMul"] >= 6 * blocks, types
+    assert types["_MklLayerNorm"] == 2 * blocks, types
+
+
+def test_export_stores_each_weight_once_as_a_constant(tiny_model_file, tmp_path):
+    model = _trained_like("float32")
+    features = AlbertTextFeatures(tiny_model_file, 16)
+    export_dir = export_classifier(str(tmp_path / "export"), model, features, ("a", "b", "c"))
+    served = tf.saved_model.load(export_dir)
+    library = served.signatures["classify_text"].graph.as_graph_def().library.function
+    constant_sizes = collections.Counter()
+    for node in (node for function in library for node in function.node_def):
+        if node.op == "Const" and tf.as_dtype(node.attr["value"].tensor.dtype).is_floating:
+            shape = tuple(d.size for d in node.attr["value"].tensor.tensor_shape.dim)
+            if np.prod(shape) >= 16:
+                constant_sizes[shape] += 1
+    weight_sizes = collections.Counter(
+        tuple(v.shape) for v in model.weights if np.prod(v.shape) >= 16
+    )
+    assert constant_sizes == weight_sizes
