@@ -44,9 +44,10 @@ def frozen_inference(model: keras.Model) -> Callable[[Any], Any]:
     @tf.function(input_signature=[spec], autograph=False)
     def call(inputs):
         # Created inside the trace, these are Const nodes of the function's graph.
-        constants = [tf.constant(value) for value in trainable], [
-            tf.constant(value) for value in non_trainable
-        ]
+        constants = (
+            [tf.constant(value) for value in trainable],
+            [tf.constant(value) for value in non_trainable],
+        )
         with constant_weights_form():
             outputs, _ = model.stateless_call(*constants, inputs, training=False)
         return outputs

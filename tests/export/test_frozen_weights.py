@@ -39,7 +39,9 @@ def _inputs(batch: int, length: int) -> dict[str, tf.Tensor]:
     mask = np.ones((batch, length), np.int32)
     mask[0, length // 2 :] = 0  # One padded row: the attention mask must be applied.
     return {
-        "input_word_ids": tf.constant(rng.integers(5, TINY_ALBERT["vocab_size"], mask.shape), tf.int32),
+        "input_word_ids": tf.constant(
+            rng.integers(5, TINY_ALBERT["vocab_size"], mask.shape), tf.int32
+        ),
         "input_mask": tf.constant(mask),
         "input_type_ids": tf.constant((rng.random(mask.shape) < 0.5).astype(np.int32)),
     }

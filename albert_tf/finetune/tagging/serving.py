@@ -108,6 +108,4 @@ def export_tagger(
     model = serving_copy(model)
     endpoints = tagger_endpoints(model, aligner, labels)
     aligner.tokenizer(tf.constant([""]))  # Export needs built layers.
-    return export_endpoints(
-        export_dir, endpoints, [aligner.tokenizer], overwrite, frozen=[model]
-    )
+    return export_endpoints(export_dir, endpoints, [aligner.tokenizer], overwrite, frozen=[model])
