@@ -12,6 +12,7 @@ from albert_tf.config import LAYER_NORM_EPSILON
 from albert_tf.models.constant_weights_form import (
     fused_dense,
     fused_layer_norm,
+    transpose_bits,
     use_constant_weights_form,
 )
 from albert_tf.models.fused_kernels import layer_norm_of_sum, scaled_masked_softmax
@@ -137,7 +138,7 @@ class AlbertAttention(keras.layers.Layer):
 
         def heads(layer, x, length):  # [B, L, H] -> [B, N, L, D]
             split = self._split_heads(fused_dense(x, layer), batch, length)
-            return ops.transpose(split, (0, 2, 1, 3))
+            return transpose_bits(split, [0, 2, 1, 3])
 
         query = heads(self.query, queries_from, num_queries)
         key = heads(self.key, hidden_states, seq)
@@ -146,7 +147,7 @@ class AlbertAttention(keras.layers.Layer):
         logits = scores * ops.cast(1.0 / math.sqrt(self.head_size), scores.dtype)
         if input_mask is not None:
             logits += ops.cast(attention_mask_adder(input_mask), scores.dtype)
-        context = ops.transpose(ops.matmul(ops.softmax(logits, axis=-1), value), (0, 2, 1, 3))
+        context = transpose_bits(tf.matmul(tf.nn.softmax(logits, axis=-1), value), [0, 2, 1, 3])
         context = ops.reshape(context, (batch, num_queries, self.hidden_size))
         output = fused_dense(context, self.output_dense, residual=queries_from)
         return fused_layer_norm(output, self.layer_norm)

@@ -109,3 +109,25 @@ def fused_layer_norm(x: tf.Tensor, layer: keras.layers.LayerNormalization) -> tf
     normalized = tf.reshape(normalized, tf.shape(x))
     # `beta + ...`, in this order: the rewrite's pattern is not commutative.
     return tf.cast(layer.beta, x.dtype) + normalized * tf.cast(layer.gamma, x.dtype)
+
+
+# Float dtype -> the integer dtype of the same width.
+_SAME_WIDTH_INTEGER = {tf.bfloat16: tf.int16, tf.float16: tf.int16, tf.float32: tf.int32}
+
+
+def transpose_bits(x: tf.Tensor, perm: list[int]) -> tf.Tensor:
+    """`tf.transpose(x, perm)`, moving `x`'s bits as integers of the same width.
+
+    TensorFlow runs float transposes as oneDNN reorders, whose set-up costs ~70 us a call: five
+    times the copy itself for one sequence's attention heads (bf16 [1, 128, 12, 64] on a 2-core
+    Xeon: 0.08 vs 0.016 ms). The integer transpose is Eigen's plain copy.
+
+    Example:
+    >>> x = tf.reshape(tf.range(6, dtype=tf.float32), [1, 2, 3])
+    >>> transpose_bits(x, [0, 2, 1]).numpy().tolist()
+    [[[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]]
+    """
+    integer = _SAME_WIDTH_INTEGER.get(x.dtype)
+    if integer is None:
+        return tf.transpose(x, perm)
+    return tf.bitcast(tf.transpose(tf.bitcast(x, integer), perm), x.dtype)
