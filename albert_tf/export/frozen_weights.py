@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import Any
 
 import keras
-import numpy as np
 import tensorflow as tf
 
 from albert_tf.models.constant_weights_form import constant_weights_form
@@ -28,7 +27,8 @@ def frozen_inference(model: keras.Model) -> Callable[[Any], Any]:
     The weights are read now: later changes to `model` are not seen.
 
     Example:
-    >>> model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    >>> inputs = keras.Input((3,))
+    >>> model = keras.Model(inputs, keras.layers.Dense(2, bias_initializer="ones")(inputs))
     >>> call = frozen_inference(model)
     >>> x = tf.ones([4, 3])
     >>> bool(tf.reduce_all(tf.abs(call(x) - model(x)) < 1e-6))
@@ -37,8 +37,8 @@ def frozen_inference(model: keras.Model) -> Callable[[Any], Any]:
     ...  if op.type == "ReadVariableOp"]
     []
     """
-    trainable = [np.asarray(v) for v in model.trainable_variables]
-    non_trainable = [np.asarray(v) for v in model.non_trainable_variables]
+    trainable = [v.numpy() for v in model.trainable_variables]
+    non_trainable = [v.numpy() for v in model.non_trainable_variables]
     spec = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), model.input)
 
     @tf.function(input_signature=[spec], autograph=False)

@@ -41,6 +41,7 @@ import os
 import tensorflow as tf
 
 from albert_tf.errors import UserError
+from albert_tf.export.frozen_weights import frozen_inference
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
 from albert_tf.tokenization.text_packing import pack_segments
@@ -52,6 +53,8 @@ class _KerasParts:
 
     def __init__(self, encoder, masked_lm_head, text_tokenizer):
         self.encoder = encoder
+        # The encoder's forward pass on constant weights (see `frozen_weights.py`).
+        self.encode = frozen_inference(encoder)
         self.masked_lm_head = masked_lm_head
         self.text_tokenizer = text_tokenizer
 
@@ -64,7 +67,8 @@ class AlbertServingModule(tf.Module):
     """Encoder (+ masked-LM head) with in-graph tokenization, ready for `tf.saved_model.save`.
 
     Args:
-        encoder: the `AlbertEncoder` (weights are shared, not copied).
+        encoder: the `AlbertEncoder`. Its weights are read here: the signatures hold them as
+            graph constants (the masked-LM head keeps variables, tied to the word embeddings).
         spm_model_file: the SentencePiece `.model` file the encoder was trained with.
         seq_length: default packed length of the text signatures.
         do_lower_case: lowercase while normalizing, as in training.
@@ -215,7 +219,7 @@ class AlbertServingModule(tf.Module):
         ]
 
     def _encode_ids(self, inputs: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-        outputs = self._keras.encoder(inputs, training=False)
+        outputs = self._keras.encode(inputs)
         return {
             "sequence_output": tf.cast(outputs["sequence_output"], tf.float32),
             "pooled_output": tf.cast(outputs["pooled_output"], tf.float32),
