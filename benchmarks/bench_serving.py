@@ -1,11 +1,7 @@
 """Serving a classifier from raw text: albert_tf SavedModel vs keras-hub vs Hugging Face.
 
 Raw strings in, class probabilities out, ALBERT-base shapes (random weights; 2 classes), texts
-long enough to fill `--seq_length` pieces, in one process. Every model gets the biases and
-LayerNorm scales of a trained one (small random values instead of the initial zeros and ones):
-TensorFlow's graph optimizer drops an add of zeros or a product with ones from a frozen graph,
-which would take the matmul + bias fusions of albert_tf's served graph away from a random model
-only.
+long enough to fill `--seq_length` pieces, in one process:
 
 * `albert_tf`: `tf.saved_model.load(export)` of `export_classifier`, the `classify_text`
   signature (SentencePiece and packing inside the graph), per precision of the exported model;
@@ -68,7 +64,6 @@ def long_texts(count: int, words: int) -> list[str]:
 def albert_tf_predictor(config, spm_file: str, length: int, precision: str, workdir) -> Predict:
     keras.utils.set_random_seed(0)
     model = AlbertClassifier(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
-    _as_if_trained([(v.path, v) for v in model.weights], lambda v, value: v.assign(value))
     features = AlbertTextFeatures(spm_file, length)
     export_dir = export_classifier(
         os.path.join(workdir, f"albert_tf_{precision}"), model, features, labels=("0", "1")
@@ -88,7 +83,6 @@ def keras_hub_predictor(config, spm_file: str, length: int, precision: str, work
     model = keras_hub.models.AlbertTextClassifier(
         backbone, num_classes=2, preprocessor=preprocessor, activation="softmax", dtype=precision
     )
-    _as_if_trained([(v.path, v) for v in model.weights], lambda v, value: v.assign(value))
     return lambda texts: model.predict_on_batch(np.array(texts))
 
 
@@ -106,28 +100,12 @@ def hf_predictor(config, spm_file: str, length: int, precision: str, workdir) ->
     model = transformers.AlbertForSequenceClassification(
         peer_hf_config(config, num_labels=2)
     ).eval()
-    with torch.no_grad():
-        _as_if_trained(
-            list(model.named_parameters()), lambda p, value: p.copy_(torch.from_numpy(value))
-        )
     if precision == "mixed_bfloat16":
         model = model.to(torch.bfloat16)
     pipe = transformers.pipeline(
         "text-classification", model=model, tokenizer=tokenizer, device="cpu", top_k=None
     )
     return lambda texts: pipe(texts, batch_size=len(texts), truncation=True, max_length=length)
-
-
-def _as_if_trained(named: list[tuple[str, object]], assign: Callable) -> None:
-    """Biases and LayerNorm offsets ~ N(0, 0.02), LayerNorm scales ~ 1 + N(0, 0.02)."""
-    rng = np.random.default_rng(0)
-    for name, variable in named:
-        shape, lowered = tuple(variable.shape), name.lower()
-        noise = (0.02 * rng.standard_normal(shape)).astype(np.float32)
-        if "bias" in lowered or "beta" in lowered:
-            assign(variable, noise)
-        elif "gamma" in lowered or "norm.weight" in lowered:
-            assign(variable, 1.0 + noise)
 
 
 PREDICTORS = {

@@ -97,7 +97,10 @@ def _op_types(function, inputs, logdir: str) -> collections.Counter:
 
 def test_frozen_forward_runs_onednn_fused_matmuls_and_layer_norms(tmp_path):
     config = AlbertConfig(**TINY_ALBERT)
-    model = serving_copy(_trained_like("mixed_bfloat16"))
+    # Freshly initialized: zero biases and unit LayerNorm scales must not be folded away.
+    model = serving_copy(
+        AlbertClassifier(AlbertEncoder(config, dtype="mixed_bfloat16"), 3, dtype="mixed_bfloat16")
+    )
     types = _op_types(frozen_inference(model), _inputs(2, 16), str(tmp_path))
     blocks = config.num_hidden_layers
     # q, k, v, attention output, FFN in and out: one fused op each (matmul + bias (+ GELU) (+
