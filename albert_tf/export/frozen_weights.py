@@ -2,9 +2,10 @@
 
 Served models never train, and on CPUs oneDNN is much faster with constant weights: it
 reorders them once into its fastest layout (AMX tiles where the CPU has them) instead of on
-every call (see `albert_tf.models.constant_weights_form`). Measured on a 2-core AMX Xeon with a
-bf16 ALBERT-base classifier, length 128: batch 1 54 -> 44 ms, batch 32 0.93 -> 0.57 s for the
-encoder (`benchmarks/bench_serving.py` has the whole request).
+every call (see `albert_tf.models.constant_weights_form`). Measured on a 2-core AMX Xeon, the
+forward pass of a bf16 ALBERT-base classifier at length 128 took 47-48 instead of 56-57 ms at
+batch 1, and 0.52-0.54 instead of 0.85-0.89 s at batch 32 (`benchmarks/bench_serving.py` has the
+whole request against keras-hub and Hugging Face).
 
 The returned function has one input signature (the model's inputs, any batch and length), so
 every serving signature that calls it shares one copy of the constants in the SavedModel.
