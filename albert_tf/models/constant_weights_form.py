@@ -9,11 +9,13 @@ matmul + fused XLA kernels of `fused_kernels.py`. So this form is used only insi
 `albert_tf.export.frozen_weights`, where it makes a served ALBERT-base 1.2x (batch 1) to 1.6x
 (batch 32) faster.
 
-What changes against the training form, all in the direction of less rounding: the bias and
-the activation are applied to oneDNN's float32 accumulator before it is rounded to the compute
-dtype. The residual LayerNorm is the same float32 XLA kernel. The attention softmax is oneDNN's
-(float32 inside); its inputs, `scores / sqrt(head_size) + mask`, are exact in bfloat16 for
-power-of-two head sizes.
+What changes against the training form is where values are rounded to the compute dtype: the
+bias, the activation and the residual are applied to oneDNN's float32 accumulator, and the sum
+is rounded once before oneDNN's LayerNorm (float32 statistics inside); training rounds the
+matmul's output, then adds bias and residual and normalizes in one float32 XLA kernel. The
+attention softmax is oneDNN's (float32 inside); its inputs, `scores / sqrt(head_size) + mask`,
+are exact in bfloat16 for power-of-two head sizes. Served and trained outputs agree to bfloat16
+rounding (`tests/export/test_frozen_weights.py`).
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ def fused_layer_norm(x: tf.Tensor, layer: keras.layers.LayerNormalization) -> tf
     """`layer(x)` over the last axis, written as the graph grappler turns into `_MklLayerNorm`.
 
     That rewrite matches only Keras 2's LayerNormalization graph: a per-row `FusedBatchNormV3`
-    with unit scale and zero offset (the rows as NCHW channels), then `* gamma + beta`.
+    with unit scale and zero offset (the rows as NCHW channels), then `* gamma + beta`; and
+    only with a dynamic number of rows (static ones fold the `Fill`s into constants).
 
     Example:
     >>> layer = keras.layers.LayerNormalization(epsilon=1e-12)
@@ -107,8 +110,7 @@ def fused_layer_norm(x: tf.Tensor, layer: keras.layers.LayerNormalization) -> tf
         is_training=True,
     )
     normalized = tf.reshape(normalized, tf.shape(x))
-    # `beta + ...`, in this order: the rewrite's pattern is not commutative.
-    return tf.cast(layer.beta, x.dtype) + normalized * tf.cast(layer.gamma, x.dtype)
+    return normalized * tf.cast(layer.gamma, x.dtype) + tf.cast(layer.beta, x.dtype)
 
 
 # Float dtype -> the integer dtype of the same width.
