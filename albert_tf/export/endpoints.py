@@ -32,6 +32,7 @@ import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.disk_space import explain_disk_full, variables_bytes
+from albert_tf.export.frozen_weights import frozen_serving_enabled
 from albert_tf.output_lock import output_lock
 
 # name -> (function, input signature); the function returns a dict of named tensors.
@@ -53,8 +54,8 @@ def export_endpoints(
         tracked: every built Keras layer or model the functions use through its variables or
             resources (these are saved).
         overwrite: replace an existing `export_dir`, once the new one is complete.
-        frozen: models the functions use through `frozen_inference` (their weights are saved
-            as graph constants, not variables); only counted for the disk space needed.
+        frozen: models the functions use through `frozen_inference`: their weights are saved
+            as graph constants, and they are tracked only when `ALBERT_TF_FROZEN_SERVING=0`.
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
     with output_lock(export_dir):
@@ -70,7 +71,7 @@ def _write_endpoints(
 ) -> str:
     refuse_existing(export_dir, overwrite)
     archive = keras.export.ExportArchive()
-    for layer in tracked:
+    for layer in tracked if frozen_serving_enabled() else [*tracked, *frozen]:
         archive.track(layer)
     for name, (function, input_signature) in endpoints.items():
         archive.add_endpoint(name, function, input_signature=list(input_signature))

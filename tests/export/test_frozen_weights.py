@@ -125,3 +125,18 @@ def test_export_stores_each_weight_once_as_a_constant(tiny_model_file, tmp_path)
         tuple(v.shape) for v in model.weights if np.prod(v.shape) >= 16
     )
     assert constant_sizes == weight_sizes
+
+
+def test_frozen_serving_can_be_switched_off(tiny_model_file, tmp_path, monkeypatch):
+    monkeypatch.setenv("ALBERT_TF_FROZEN_SERVING", "0")
+    model = _trained_like("float32")
+    features = AlbertTextFeatures(tiny_model_file, 16)
+    export_dir = export_classifier(str(tmp_path / "export"), model, features, ("a", "b", "c"))
+    served = tf.saved_model.load(export_dir)
+    assert len([v for v in served.variables if v.dtype.is_floating]) == len(model.weights)
+    texts = tf.constant(["a gorgeous , witty film", ""])
+    np.testing.assert_allclose(
+        served.signatures["classify_text"](text_a=texts)["logits"].numpy(),
+        np.asarray(model(features(texts), training=False)),
+        atol=1e-5,
+    )
