@@ -55,20 +55,38 @@ def frozen_inference(model: keras.Model) -> Callable[[Any], Any]:
     spec = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), model.input)
     if not frozen_serving_enabled():
         return tf.function(lambda inputs: model(inputs, training=False), input_signature=[spec])
-    trainable = [v.numpy() for v in model.trainable_variables]
-    non_trainable = [v.numpy() for v in model.non_trainable_variables]
+    values = {id(variable): variable.numpy() for variable in model.variables}
 
     @tf.function(input_signature=[spec], autograph=False)
     def call(inputs):
-        constants = (
-            [_graph_constant(value) for value in trainable],
-            [_graph_constant(value) for value in non_trainable],
-        )
-        with constant_weights_form():
-            outputs, _ = model.stateless_call(*constants, inputs, training=False)
-        return outputs
+        with _ConstantWeights(values), constant_weights_form():
+            return model(inputs, training=False)
 
     return call
+
+
+class _ConstantWeights(keras.StatelessScope):
+    """Reading a variable gives its value as a constant of the graph being traced.
+
+    One constant per (graph, variable): the blocks' weights are read inside the encoder's
+    `tf.while_loop` body, and oneDNN caches a weight only when the constant is in the graph of
+    the op that uses it (a constant captured from the enclosing graph arrives as an argument).
+    """
+
+    def __init__(self, values: dict[int, np.ndarray]):
+        super().__init__()
+        self._values = values
+        self._constants: dict[tuple[int, int], tf.Tensor] = {}
+
+    def get_current_value(self, variable):
+        value = self._values.get(id(variable))
+        if value is None:
+            return None
+        graph = tf.compat.v1.get_default_graph()
+        key = (id(graph), id(variable))
+        if key not in self._constants:
+            self._constants[key] = _graph_constant(value)
+        return self._constants[key]
 
 
 def _graph_constant(value: np.ndarray) -> tf.Tensor:

@@ -68,7 +68,11 @@ def test_frozen_graph_reads_no_variables_and_sees_no_later_change():
     model = _trained_like("float32")
     predict = frozen_inference(model)
     graph = predict.get_concrete_function().graph
-    assert not [op for op in graph.get_operations() if op.type == "ReadVariableOp"]
+    library = graph.as_graph_def().library.function  # The shared layers' loop body included.
+    assert len(library) >= 1
+    nodes = [*graph.as_graph_def().node, *(node for f in library for node in f.node_def)]
+    assert not [node for node in nodes if node.op == "ReadVariableOp"]
+    assert len([node for node in nodes if node.op == "Const"]) > len(model.weights)
     inputs = _inputs(2, 8)
     before = predict(inputs).numpy()
     model.head.bias.assign(model.head.bias + 1.0)
@@ -139,4 +143,24 @@ def test_frozen_serving_can_be_switched_off(tiny_model_file, tmp_path, monkeypat
         served.signatures["classify_text"](text_a=texts)["logits"].numpy(),
         np.asarray(model(features(texts), training=False)),
         atol=1e-5,
+    )
+
+
+@pytest.mark.parametrize(
+    "sharing",
+    [
+        dict(num_hidden_layers=4, num_hidden_groups=2),  # Two loops of two layers.
+        dict(num_hidden_layers=3, inner_group_num=2),  # A loop over two blocks per layer.
+        dict(num_hidden_layers=3, sharing="shared_attention"),  # No loop.
+        dict(num_hidden_layers=1),  # One layer: no loop.
+    ],
+)
+def test_frozen_forward_matches_the_model_for_every_sharing(sharing):
+    tf.keras.utils.set_random_seed(4)
+    model = AlbertClassifier(AlbertEncoder(AlbertConfig(**{**TINY_ALBERT, **sharing})), 2)
+    inputs = _inputs(2, 10)
+    np.testing.assert_allclose(
+        frozen_inference(model)(inputs).numpy(),
+        np.asarray(model(inputs, training=False)),
+        atol=2e-5,
     )
