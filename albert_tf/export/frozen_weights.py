@@ -3,17 +3,18 @@
 Served models never train, and on CPUs oneDNN is much faster with constant weights: it
 reorders them once into its fastest layout (AMX tiles where the CPU has them) instead of on
 every call (see `albert_tf.models.constant_weights_form`). Measured on a 2-core AMX Xeon, the
-forward pass of a bf16 ALBERT-base classifier at length 128 took 47-48 instead of 56-57 ms at
-batch 1, and 0.52-0.54 instead of 0.85-0.89 s at batch 32 (`benchmarks/bench_serving.py` has the
-whole request against keras-hub and Hugging Face).
+forward pass of a bf16 ALBERT-base classifier at length 128 took 44 instead of 64-66 ms at
+batch 1, and 0.61-0.62 instead of 0.97-0.99 s at batch 32, calls alternating in one process
+(`benchmarks/bench_serving.py` has the whole request against keras-hub and Hugging Face).
 
 The returned function has one input signature (the model's inputs, any batch and length), so
 every serving signature that calls it shares one copy of the constants in the SavedModel.
 
-The price is memory: oneDNN keeps a reordered copy of the shared block's weights for each layer
-that applies it, and TensorFlow's one-time optimization of a graph full of constants raises the
-peak. A served bf16 ALBERT-base took 1,256 MB resident after `malloc_trim` (1,017 MB from
-variables) and peaked at 2.1 GB (1.1 GB); ALBERT-large peaked at 4.5 GB (1.2 GB).
+The price is memory: oneDNN keeps its reordered copies of the weights beside the graph's
+constants, and TensorFlow's one-time optimization of a graph full of constants raises the peak.
+Served bf16 (one process each, after calls at batch 1 and 32): ALBERT-base 1,249 MB resident
+(1,064 MB from variables), ALBERT-large 1,591 MB (1,228 MB). The encoder applies its shared
+layers in a loop (`AlbertEncoder`); unrolled, oneDNN kept one copy per layer (2,065 and 4,527 MB).
 `ALBERT_TF_FROZEN_SERVING=0` at export time keeps the weights as variables.
 """
 
