@@ -111,7 +111,8 @@ class AlbertAttention(keras.layers.Layer):
             queries_from = gather_positions(hidden_states, query_positions)
         num_queries = ops.shape(queries_from)[1]
         if use_constant_weights_form(training):
-            return self._call_constant_weights(hidden_states, queries_from, input_mask)
+            lengths = (batch, seq, num_queries)
+            return self._call_constant_weights(hidden_states, queries_from, input_mask, lengths)
         query = self._split_heads(self.query(queries_from), batch, num_queries)
         key = self._split_heads(self.key(hidden_states), batch, seq)
         value = self._split_heads(self.value(hidden_states), batch, seq)
@@ -131,10 +132,9 @@ class AlbertAttention(keras.layers.Layer):
         output = ops.matmul(context, self.output_dense.kernel)
         return layer_norm_of_sum(self.layer_norm, output, queries_from, bias=self.output_dense.bias)
 
-    def _call_constant_weights(self, hidden_states, queries_from, input_mask):
+    def _call_constant_weights(self, hidden_states, queries_from, input_mask, lengths):
         """`call` at inference in the form oneDNN fuses (see `constant_weights_form`)."""
-        batch, seq = ops.shape(hidden_states)[0], ops.shape(hidden_states)[1]
-        num_queries = ops.shape(queries_from)[1]
+        batch, seq, num_queries = lengths
 
         def heads(layer, x, length):  # [B, L, H] -> [B, N, L, D]
             split = self._split_heads(fused_dense(x, layer), batch, length)

@@ -27,10 +27,12 @@ from collections.abc import Callable, Iterator
 import keras
 import tensorflow as tf
 
+from albert_tf.models.activations import activation_math
+
 _STATE = threading.local()
 
 # `AlbertConfig.hidden_act` -> the TensorFlow op grappler fuses into the matmul (same math as
-# `activations.ACTIVATIONS`).
+# `activations.ACTIVATIONS`, which serves any name missing here, unfused).
 _FUSABLE: dict[str, Callable[[tf.Tensor], tf.Tensor]] = {
     "gelu": lambda x: tf.nn.gelu(x, approximate=True),
     "gelu_new": lambda x: tf.nn.gelu(x, approximate=True),
@@ -77,7 +79,7 @@ def fused_dense(
         layer.build(x.shape)
     rows = tf.reshape(x, [-1, x.shape[-1]])
     y = tf.nn.bias_add(tf.matmul(rows, tf.convert_to_tensor(layer.kernel)), layer.bias)
-    y = _FUSABLE[activation](y)
+    y = _FUSABLE.get(activation, activation_math(activation))(y)
     if residual is not None:
         y += tf.reshape(residual, tf.shape(y))
     return tf.reshape(y, tf.concat([tf.shape(x)[:-1], [layer.units]], axis=0))

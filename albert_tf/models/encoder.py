@@ -265,12 +265,10 @@ def _runs_of_shared_rows(
     """Consecutive layers applying the same blocks, as (the blocks, how many layers)."""
     runs: list[tuple[list[AlbertTransformerBlock], int]] = []
     for row in layer_blocks:
-        previous = runs[-1][0] if runs else None
-        if previous is not None and len(previous) == len(row):
-            if all(a is b for a, b in zip(previous, row, strict=True)):
-                runs[-1] = (previous, runs[-1][1] + 1)
-                continue
-        runs.append((row, 1))
+        if runs and list(map(id, runs[-1][0])) == list(map(id, row)):
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((row, 1))
     return runs
 
 
