@@ -11,8 +11,11 @@ implementation, in one process:
   and bf16 autocast, and `torch.compile` (`--torch_compile`).
 
 Settings are measured in interleaved rounds (`timing.py`); each figure is the median over rounds
-of sequences per second. Then the fine-tuning input pipeline alone (raw RTE pairs through
-`make_dataset`, tokenized in-graph) is timed and compared with what the best step consumes.
+of sequences per second. Then the roofline: the step's matmul work next to the best GEMM of
+TensorFlow and of PyTorch on this CPU (`roofline.py`), so that what the goal asks can be read
+against what the matmuls allow. Last, the fine-tuning input pipeline alone (raw RTE pairs
+through `make_dataset`, tokenized in-graph) is timed and compared with what the best step
+consumes.
 
 Illustration (not run; ~10 minutes on 2 CPU cores):
     python benchmarks/bench_finetune.py
@@ -33,6 +36,7 @@ import numpy as np
 import tensorflow as tf
 from peers import hf_config as peer_hf_config
 from peers import keras_hub_backbone
+from roofline import GEMM_DTYPES, encoder_forward_flops, gemm_gflops, torch_gemm_gflops
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
@@ -82,10 +86,19 @@ def _adamw(steps: int = 1000) -> keras.optimizers.Optimizer:
     )
 
 
-def albert_tf_runner(config, data, precision: str, jit_compile: bool, steps: int) -> Runner:
+class FullGraphClassifier(AlbertClassifier):
+    """The control for `--full_graph`: every block at every row (the Functional graph)."""
+
+    def call(self, inputs, training=None, mask=None):
+        return super(AlbertClassifier, self).call(inputs, training=training, mask=mask)
+
+
+def albert_tf_runner(
+    config, data, precision: str, jit_compile: bool, steps: int, model_class=AlbertClassifier
+) -> Runner:
     """`AlbertClassifier.fit`, compiled as `finetune.training.compile_for_finetuning` does."""
     keras.utils.set_random_seed(0)
-    model = AlbertClassifier(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
+    model = model_class(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
     model.compile(
         optimizer=_adamw(),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -218,6 +231,11 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--precisions", default="float32,mixed_bfloat16")
     parser.add_argument("--xla", default="no,yes", help="albert_tf: comma list of no/yes")
     parser.add_argument("--torch_compile", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        "--full_graph",
+        action="store_true",
+        help="also albert_tf with its last block at every row (the control of [CLS]-only)",
+    )
     return parser.parse_args()
 
 
@@ -230,6 +248,10 @@ def _runners(args, config, data) -> dict[str, Runner]:
                 runners[f"albert_tf {precision} xla={xla}"] = albert_tf_runner(
                     config, data, precision, xla == "yes", args.steps
                 )
+                if args.full_graph:
+                    runners[f"albert_tf {precision} xla={xla} full-graph"] = albert_tf_runner(
+                        config, data, precision, xla == "yes", args.steps, FullGraphClassifier
+                    )
         if "keras_hub" in implementations:
             runners[f"keras_hub {precision} xla=no"] = keras_hub_runner(
                 config, data, precision, False, args.steps
@@ -276,6 +298,7 @@ def main() -> None:
         mark = " *" if name in picked else ""
         print(f"{name + mark:40s} {rate:15.2f} {best:11.2f}")
     _print_ratios(rates)
+    _print_roofline(rates, config, args)
     consumed = max((r for n, r in rates.items() if n.startswith("albert_tf")), default=0.0)
     if consumed:
         first, cached = input_pipeline_examples_per_second(args.batch_size, args.seq_length)
@@ -301,6 +324,42 @@ def _print_ratios(rates: dict[str, float]) -> None:
         peer_rate, peer_name = max(peers)
         ratio = best["albert_tf"][0] / peer_rate
         print(f"best albert_tf / best peer ({peer_name}): {ratio:.2f}x (goal 1.2x)")
+
+
+def _print_roofline(rates: dict[str, float], config: AlbertConfig, args) -> None:
+    """Each setting's matmul rate next to this CPU's best GEMM, and what the goal needs."""
+    h, i, seq = config.hidden_size, config.intermediate_size, args.seq_length
+    per_sequence = 3 * (encoder_forward_flops(config, seq) + 2 * h * 2)  # forward + backward
+    # albert_tf's last block computes [CLS] only: queries, output projection, FFN, attention.
+    saved = 3 * 2 * (seq - 1) * (2 * h * h + 2 * h * i + 2 * seq * h)
+    print(
+        f"\nmatmul work per sequence: {per_sequence / 1e9:.1f} GFLOP (full sequence; albert_tf "
+        f"{(per_sequence - saved) / 1e9:.1f}, its last block at [CLS] only)"
+    )
+    gemm = {}
+    for dtype in dict.fromkeys(GEMM_DTYPES.get(p, p) for p in args.precisions.split(",")):
+        gemm[f"TensorFlow {dtype}"] = gemm_gflops(args.batch_size * seq, dtype)
+        gemm[f"PyTorch {dtype}"] = torch_gemm_gflops(args.batch_size * seq, dtype)
+    rows = args.batch_size * seq
+    print(f"GEMM [{rows}x768]x[768x3072]: " + ", ".join(f"{k} {v:.0f}" for k, v in gemm.items()))
+    peak = max(gemm.values())
+    ceiling, ours = peak * 1e9 / per_sequence, peak * 1e9 / (per_sequence - saved)
+    print(
+        f"at the best GEMM ({peak:.0f} GFLOP/s) a full-sequence step reaches at most "
+        f"{ceiling:.2f} seq/s, albert_tf's {ours:.2f}"
+    )
+    for name, rate in rates.items():
+        cls_only = name.startswith("albert_tf") and not name.endswith("full-graph")
+        work = per_sequence - (saved if cls_only else 0)
+        achieved = rate * work / 1e9
+        print(f"  {name:38s} {achieved:5.0f} GFLOP/s ({achieved / peak:.0%} of the best GEMM)")
+    peers = [rate for name, rate in rates.items() if not name.startswith("albert_tf")]
+    if peers:
+        needed = 1.2 * max(peers) * (per_sequence - saved) / 1e9
+        print(
+            f"1.2x the best peer = {1.2 * max(peers):.2f} seq/s = {needed:.0f} GFLOP/s of "
+            f"albert_tf's work ({needed / peak:.0%} of the best GEMM)"
+        )
 
 
 if __name__ == "__main__":

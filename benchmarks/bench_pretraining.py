@@ -44,6 +44,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 from peers import keras_hub_backbone
+from roofline import GEMM_DTYPES, encoder_forward_flops, gemm_gflops
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
@@ -175,36 +176,13 @@ def cpu_matmul_flags() -> str:
 def training_flops(config: AlbertConfig) -> float:
     """FLOPs of one MLM + SOP training step on full sequences (3x the forward).
 
-    Counts the matmuls (2 FLOPs per multiply-add): embedding projection,
-    attention projections, scores and context, FFN, MLM head at the masked
-    positions. albert_tf computes less in the last layer; this is the work a
-    full-sequence implementation does, the yardstick for both.
+    The encoder's matmuls (`encoder_forward_flops`) and the MLM head at the masked positions.
+    albert_tf computes less in the last layer; this is the work a full-sequence implementation
+    does, the yardstick for both.
     """
-    h, e = config.hidden_size, config.embedding_size
-    i, v = config.intermediate_size, config.vocab_size
-    per_layer = SEQ * (4 * h * h + 2 * h * i) + 2 * SEQ * SEQ * h
-    forward = SEQ * e * h + config.num_hidden_layers * per_layer
-    forward += PREDICTIONS * (h * e + e * v) + h * h
-    return 3 * 2 * BATCH * forward
-
-
-# The matmul dtype of each policy.
-GEMM_DTYPES = {"mixed_bfloat16": "bfloat16", "mixed_float16": "float16"}
-
-
-def gemm_gflops(dtype: str, jit_compile: bool, repeats: int = 30) -> float:
-    """Best GFLOP/s of a [1024, 768] x [768, 3072] matmul (an FFN-sized GEMM)."""
-    a = tf.cast(tf.random.normal([BATCH * SEQ, 768]), dtype)
-    b = tf.cast(tf.random.normal([768, 3072]), dtype)
-    matmul = tf.function(tf.matmul, jit_compile=jit_compile)
-    matmul(a, b).numpy()
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        # Fetch one element: waits for the product without timing a 12 MB host copy.
-        matmul(a, b)[0, 0].numpy()
-        best = min(best, time.perf_counter() - start)
-    return 2 * BATCH * SEQ * 768 * 3072 / best / 1e9
+    h, e, v = config.hidden_size, config.embedding_size, config.vocab_size
+    head = 2 * PREDICTIONS * (h * e + e * v)
+    return 3 * BATCH * (encoder_forward_flops(config, SEQ) + head)
 
 
 def input_pipeline_examples_per_second(dynamic_masking: bool) -> float:
@@ -353,7 +331,9 @@ def _print_roofline(median: dict, flops: float, precisions: list[str]) -> None:
     print(f"model work: {flops / 1e9:.0f} GFLOP per step (full-sequence count)")
     dtypes = [GEMM_DTYPES.get(precision, precision) for precision in precisions]
     gemm = {
-        (dtype, xla): gemm_gflops(dtype, xla == "yes") for dtype in dtypes for xla in ("no", "yes")
+        (dtype, xla): gemm_gflops(BATCH * SEQ, dtype, xla == "yes")
+        for dtype in dtypes
+        for xla in ("no", "yes")
     }
     print(
         "GEMM [1024x768]x[768x3072]: "

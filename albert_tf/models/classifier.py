@@ -64,7 +64,13 @@ class AlbertClassifier(keras.Model):
         self.num_outputs = num_outputs
         self.dropout_rate = dropout_rate
         self.head_dtype = dtype
+        self.dropout = dropout
         self.head = head
+
+    def call(self, inputs, training=None, mask=None):
+        # The graph above, with the encoder's last block computing the [CLS] row only.
+        pooled = self.encoder.pooled_output(inputs, training=training)
+        return keras.ops.cast(self.head(self.dropout(pooled, training=training)), "float32")
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -177,9 +177,23 @@ class AlbertEncoder(keras.Model):
         for block in blocks[:-1]:
             x = block(x, mask, training=training)
         positions = ops.cast(positions, "int32")
-        with_first = ops.concatenate([ops.zeros_like(positions[:, :1]), positions], axis=1)
-        x = blocks[-1](x, mask, with_first, training=training)
+        first = ops.zeros((ops.shape(positions)[0], 1), "int32")
+        x = blocks[-1](x, mask, ops.concatenate([first, positions], axis=1), training=training)
         return {"sequence_output": x[:, 1:], "pooled_output": self.pooler(x[:, 0, :])}
+
+    def pooled_output(self, inputs: dict[str, Any], training: bool | None = None):
+        """`call(inputs)["pooled_output"]`, the last block computing the [CLS] row only.
+
+        What sentence (pair) classifiers read. The last block's queries, output projection, FFN
+        and LayerNorms run on one row instead of T, forward and backward: for ALBERT-base at
+        length 128, 6% of the model's matmul work.
+        """
+        if use_constant_weights_form(training):
+            # Served, the last layer stays in the loop: peeled off at [CLS] it would need its
+            # own copy of the shared weights (5-7% faster, the blocks' weights twice on disk).
+            return self(inputs, training=training)["pooled_output"]
+        no_positions = ops.zeros((ops.shape(inputs["input_word_ids"])[0], 0), "int32")
+        return self.call_at_positions(inputs, no_positions, training)["pooled_output"]
 
     def get_config(self) -> dict[str, Any]:
         return {

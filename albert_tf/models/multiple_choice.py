@@ -99,15 +99,25 @@ class AlbertMultipleChoice(keras.Model):
 
         # === Functional graph ===
         inputs = id_inputs(shape=(None, None))
-        flat = _FlattenOptions(name="flatten_options")(inputs)
-        pooled = encoder(flat)["pooled_output"]
-        logits = _OptionLogits(name="option_logits")(head(dropout(pooled)), inputs["input_mask"])
+        flatten = _FlattenOptions(name="flatten_options")
+        option_logits = _OptionLogits(name="option_logits")
+        pooled = encoder(flatten(inputs))["pooled_output"]
+        logits = option_logits(head(dropout(pooled)), inputs["input_mask"])
         super().__init__(inputs=inputs, outputs=logits, **kwargs)
 
         # === Attributes ===
         self.encoder = encoder
         self.dropout_rate = dropout_rate
+        self.flatten_options = flatten
+        self.dropout = dropout
         self.head = head
+        self.option_logits = option_logits
+
+    def call(self, inputs, training=None, mask=None):
+        # The graph above, with the encoder's last block computing the [CLS] row only.
+        pooled = self.encoder.pooled_output(self.flatten_options(inputs), training=training)
+        scores = self.head(self.dropout(pooled, training=training))
+        return self.option_logits(scores, inputs["input_mask"])
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -73,3 +73,45 @@ def test_bad_arguments(tiny_config):
         AlbertClassifier("encoder.keras", num_outputs=2)
     with pytest.raises(ValueError, match="num_outputs must be >= 1"):
         AlbertClassifier(AlbertEncoder(tiny_config()), num_outputs=0)
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {},
+        {"sharing": "not_shared"},
+        dict(num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2),
+    ],
+    ids=["all_shared", "not_shared", "groups_and_inner"],
+)
+def test_cls_only_last_block_equals_the_full_graph(tiny_config, overrides):
+    """`call` computes the last block at [CLS] only; values and gradients are the graph's."""
+    import tensorflow as tf
+
+    keras.utils.set_random_seed(0)
+    model = AlbertClassifier(AlbertEncoder(tiny_config(**overrides)), 3, dropout_rate=0.0)
+    features = random_features(tiny_config().vocab_size, seed=2)
+    labels = tf.constant([0, 1, 2, 0, 1, 2, 0, 1])
+    loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    def loss_and_gradients(forward):
+        with tf.GradientTape() as tape:
+            value = loss(labels, forward(features, training=True))
+        return value, tape.gradient(value, model.trainable_variables)
+
+    full = super(AlbertClassifier, model).call  # Functional: every block at every row.
+    ours, reference = loss_and_gradients(model.call), loss_and_gradients(full)
+    np.testing.assert_allclose(ours[0], reference[0], rtol=1e-5)
+    for got, want, variable in zip(ours[1], reference[1], model.trainable_variables, strict=True):
+        got, want = tf.convert_to_tensor(got), tf.convert_to_tensor(want)
+        np.testing.assert_allclose(got, want, atol=1e-6, rtol=1e-4, err_msg=variable.path)
+    np.testing.assert_allclose(model.predict(features, verbose=0), full(features), atol=1e-5)
+
+
+def test_last_feed_forward_sees_one_row_per_sequence(tiny_config, monkeypatch):
+    model = AlbertClassifier(AlbertEncoder(tiny_config()), 2)
+    ffn = model.encoder.layer_blocks[-1][-1].ffn  # shared by every layer (all_shared)
+    rows, call = [], ffn.call
+    monkeypatch.setattr(ffn, "call", lambda x, **kw: rows.append(x.shape[1]) or call(x, **kw))
+    model(random_features(tiny_config().vocab_size), training=True)
+    assert rows == [LENGTH] * (tiny_config().num_hidden_layers - 1) + [1]

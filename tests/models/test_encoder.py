@@ -283,3 +283,12 @@ def test_dtype_none_uses_the_global_policy(tiny_config, restore_policy):
     keras.config.set_dtype_policy("mixed_bfloat16")
     encoder = AlbertEncoder(tiny_config(num_hidden_layers=1))
     assert set(_policies_of(encoder).values()) == {"mixed_bfloat16"}
+
+
+def test_pooled_output_equals_call(tiny_config, encoder_inputs):
+    config = tiny_config(num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2)
+    encoder = AlbertEncoder(config)
+    inputs = encoder_inputs(real=7)
+    np.testing.assert_allclose(
+        encoder.pooled_output(inputs), encoder(inputs)["pooled_output"], atol=1e-6
+    )
