@@ -186,7 +186,7 @@ class AlbertEncoder(keras.Model):
 
         What sentence (pair) classifiers read. The last block's queries, output projection, FFN
         and LayerNorms run on one row instead of T, forward and backward: for ALBERT-base at
-        length 128, 6% of the model's matmul work.
+        length 128, 7% of the model's matmul work (62.5 instead of 67.1 GFLOP per sequence).
         """
         if use_constant_weights_form(training):
             # Served, the last layer stays in the loop: peeled off at [CLS] it would need its
