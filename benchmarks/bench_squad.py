@@ -10,12 +10,16 @@ Both in one process, on the same file and the same SentencePiece model:
   windows, the original's `doc_stride` the step, so window counts differ: compare
   questions/s (the same questions), windows/s shown too. Median of `--rounds` rounds, fresh
   featurizer (empty context cache) each round.
-* prediction at ALBERT-base shapes (random weights, `--preset`): albert_tf (featurize,
-  `model.predict`, decode n-best) vs `transformers.AlbertForQuestionAnswering` on PyTorch
+* prediction at ALBERT-base shapes (random weights, `--preset`): albert_tf as `run_squad`
+  predicts (featurize, `predict_outputs`: frozen weights on a CPU, each batch cut to its
+  longest window; decode n-best), its `model.predict` on full-length windows as controls
+  (compiled without XLA, as after training; not compiled, Keras's XLA "auto", as a loaded run),
+  vs `transformers.AlbertForQuestionAnswering` on PyTorch
   (HF featurization, forward under `torch.no_grad`, best start/end argmax per window) on the
   first `--predict_questions` questions.
 
 Example:
+    python benchmarks/bench_squad.py
     python benchmarks/bench_squad.py --spm_model_file=wt2/spm8k.model
 """
 
@@ -28,19 +32,24 @@ import time
 
 from absl import app, flags
 from peers import hf_config as peer_hf_config
+from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
 from albert_tf.finetune.span_qa.decoding import decode
 from albert_tf.finetune.span_qa.examples import read_squad
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
+from albert_tf.tokenization import train_sentencepiece
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SQUAD = os.path.join(os.path.dirname(REPO_ROOT), "shared", "data", "squad")
 
 flags.DEFINE_string(
-    "spm_model_file", "wt2/spm8k.model", "SentencePiece model (the WikiText-2 recipe writes this)."
+    "spm_model_file",
+    "",
+    "SentencePiece model (the WikiText-2 recipe writes wt2/spm8k.model); default: 8,000 pieces "
+    "trained on data/sample.txt.",
 )
 flags.DEFINE_string("squad_file", os.path.join(SQUAD, "v2.0", "dev.json"), "SQuAD file.")
 flags.DEFINE_integer("max_seq_length", 384, "Window length.")
@@ -50,6 +59,7 @@ flags.DEFINE_integer("rounds", 3, "Featurization rounds (median).")
 flags.DEFINE_string("preset", "albert_base", "AlbertConfig preset of the prediction model.")
 flags.DEFINE_integer("predict_questions", 16, "Questions for the prediction benchmark.")
 flags.DEFINE_integer("batch_size", 8, "Prediction batch size (windows).")
+flags.DEFINE_integer("predict_rounds", 3, "Prediction rounds (median), interleaved.")
 FLAGS = flags.FLAGS
 
 
@@ -130,9 +140,12 @@ def bench_featurization(examples, tokenizer, hf) -> None:
 
 
 def bench_prediction(examples, tokenizer, hf) -> None:
+    import tensorflow as tf
     import torch
     import transformers
 
+    from albert_tf.finetune.prediction import freezes_for_prediction, predict_outputs
+    from albert_tf.finetune.span_qa.run import PADDING_LOGIT
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.span_qa import AlbertSpanQA
 
@@ -141,15 +154,33 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     model = AlbertSpanQA(AlbertEncoder(config))
     torch.manual_seed(0)
     hf_model = transformers.AlbertForQuestionAnswering(peer_hf_config(config)).eval()
+    featurizer = SquadFeaturizer(
+        tokenizer, FLAGS.max_seq_length, FLAGS.doc_stride, FLAGS.max_query_length
+    )
+    windows = featurizer.featurize(examples)
+    lengths = windows.input_mask.sum(axis=1)
 
-    def albert_tf_run():
-        featurizer = SquadFeaturizer(
-            tokenizer, FLAGS.max_seq_length, FLAGS.doc_stride, FLAGS.max_query_length
-        )
+    def albert_tf_run():  # As run_squad predicts: frozen weights, batches cut to their text.
         windows = featurizer.featurize(examples)
-        logits = model.predict(windows.features(), batch_size=FLAGS.batch_size, verbose=0)
-        decode(examples, windows, logits)
+        batches = tf.data.Dataset.from_tensor_slices(windows.features()).batch(FLAGS.batch_size)
+        decode(examples, windows, predict_outputs(model, batches, position_fill=PADDING_LOGIT))
         return len(windows)
+
+    def predict_run(keras_model):  # The controls: Keras predict, variables, full-length windows.
+        def run():
+            windows = featurizer.featurize(examples)
+            features = windows.features()
+            logits = keras_model.predict(features, batch_size=FLAGS.batch_size, verbose=0)
+            decode(examples, windows, logits)
+            return len(windows)
+
+        return run
+
+    # As a run that trained predicted before (compiled without XLA), and as a predict-only run
+    # (a loaded model, not compiled: Keras's "auto" compiles its predict step with XLA).
+    compiled = AlbertSpanQA(AlbertEncoder(config))
+    compiled.compile(jit_compile=False)
+    loaded = AlbertSpanQA(AlbertEncoder(config))
 
     def hf_run():
         encoded = hf_featurize(hf, examples, FLAGS.max_seq_length, FLAGS.doc_stride)
@@ -165,28 +196,42 @@ def bench_prediction(examples, tokenizer, hf) -> None:
                 out.start_logits.argmax(-1), out.end_logits.argmax(-1)
         return len(ids)
 
-    rows = []
-    for name, function in (("albert_tf", albert_tf_run), ("hf_torch", hf_run)):
-        function()  # Warm-up (tracing, allocator).
-        seconds, windows = timed(function, 1)
-        rows.append((name, windows, windows / seconds, len(examples) / seconds))
+    runners = {
+        "albert_tf": albert_tf_run,
+        "albert_tf model.predict": predict_run(compiled),
+        "albert_tf model.predict XLA": predict_run(loaded),
+        "hf_torch": hf_run,
+    }
+    counts = {name: run() for name, run in runners.items()}  # Warm-up; the window counts.
+    seconds = interleaved_seconds(runners, warmup=0, rounds=FLAGS.predict_rounds)
     print(
         f"\nPrediction, {FLAGS.preset} shapes (random weights), {len(examples)} questions, "
-        f"batch {FLAGS.batch_size}, torch threads {torch.get_num_threads()}:"
+        f"batch {FLAGS.batch_size}, windows of {lengths.mean():.0f} pieces on average "
+        f"(max_seq_length {FLAGS.max_seq_length}), median of {FLAGS.predict_rounds} rounds, "
+        f"torch threads {torch.get_num_threads()}, frozen weights: {freezes_for_prediction()}"
     )
-    print(f"{'':10} {'windows':>8} {'windows/s':>10} {'questions/s':>12}")
-    for name, windows, per_second, questions in rows:
-        print(f"{name:10} {windows:8d} {per_second:10.2f} {questions:12.2f}")
+    print(f"{'':28} {'windows':>8} {'windows/s':>10} {'questions/s':>12}")
+    rates = {}
+    for name, times in seconds.items():
+        median = statistics.median(times)
+        rates[name] = len(examples) / median
+        print(f"{name:28} {counts[name]:8d} {counts[name] / median:10.2f} {rates[name]:12.2f}")
+    control = max(rates["albert_tf model.predict"], rates["albert_tf model.predict XLA"])
     print(
-        f"albert_tf / hf_torch questions/s: {rows[0][3] / rows[1][3]:.2f}x, "
-        f"windows/s: {rows[0][2] / rows[1][2]:.2f}x"
+        f"albert_tf / hf_torch questions/s: {rates['albert_tf'] / rates['hf_torch']:.2f}x; "
+        f"albert_tf / its faster model.predict: {rates['albert_tf'] / control:.2f}x"
     )
 
 
 def main(argv) -> None:
     del argv
-    tokenizer = AlbertTokenizer(FLAGS.spm_model_file)
-    hf = hf_tokenizer(FLAGS.spm_model_file)
+    spm_model_file = FLAGS.spm_model_file or train_sentencepiece(
+        [os.path.join(REPO_ROOT, "data", "sample.txt")],
+        os.path.join(tempfile.mkdtemp(), "spm"),
+        vocab_size=8000,
+    )
+    tokenizer = AlbertTokenizer(spm_model_file)
+    hf = hf_tokenizer(spm_model_file)
     examples = read_squad(FLAGS.squad_file).examples
     bench_featurization(examples, tokenizer, hf)
     if FLAGS.predict_questions:

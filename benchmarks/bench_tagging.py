@@ -6,7 +6,9 @@ model and batch size:
 
 * `albert_tf`: `AlbertTokenClassifier` predicting as `run_tagging` does: `predict_tag_ids`
   (in-graph `WordPieceAligner` featurization into `--seq_length` windows, the logits at each
-  word's first piece), per precision of the model (float32, mixed_bfloat16);
+  word's first piece; frozen weights on a CPU), per precision of the model (float32,
+  mixed_bfloat16); `albert_tf ... variables`, the same on the model's variables
+  (`ALBERT_TF_FROZEN_SERVING=0`), is the control;
 * `hf`: `transformers.AlbertForTokenClassification` on PyTorch (float32 and bf16 weights) with
   the fast tokenizer built from the same model (`albert_tf.convert.hf_tokenizer`) called with
   `is_split_into_words`, truncation at `--seq_length` and padding to the longest of the batch,
@@ -57,6 +59,23 @@ def albert_tf_tagger(config, spm_file: str, labels, precision: str, args) -> Tag
         return [[labels[i] for i in row] for row in ids]
 
     return tag
+
+
+def on_variables(tag: Tagger) -> Tagger:
+    """The control: `tag` with `ALBERT_TF_FROZEN_SERVING=0` (the model's variables)."""
+
+    def tag_on_variables(sentences):
+        previous = os.environ.get("ALBERT_TF_FROZEN_SERVING")
+        os.environ["ALBERT_TF_FROZEN_SERVING"] = "0"
+        try:
+            return tag(sentences)
+        finally:
+            if previous is None:
+                del os.environ["ALBERT_TF_FROZEN_SERVING"]
+            else:
+                os.environ["ALBERT_TF_FROZEN_SERVING"] = previous
+
+    return tag_on_variables
 
 
 def hf_tokenizer(spm_file: str, workdir: str):
@@ -160,6 +179,9 @@ def main() -> None:
         for precision in args.precisions.split(","):
             taggers[f"albert_tf {precision}"] = albert_tf_tagger(
                 config, spm_file, labels, precision, args
+            )
+            taggers[f"albert_tf {precision} variables"] = on_variables(
+                albert_tf_tagger(config, spm_file, labels, precision, args)
             )
             taggers[f"hf {precision}"] = hf_tagger(config, tokenizer, labels, precision, args)
             print(f"  built albert_tf and hf {precision}", flush=True)

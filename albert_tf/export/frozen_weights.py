@@ -15,7 +15,8 @@ constants, and TensorFlow's one-time optimization of a graph full of constants r
 Served bf16 (one process each, after calls at batch 1 and 32): ALBERT-base 1,249 MB resident
 (1,064 MB from variables), ALBERT-large 1,591 MB (1,228 MB). The encoder applies its shared
 layers in a loop (`AlbertEncoder`); unrolled, oneDNN kept one copy per layer (2,065 and 4,527 MB).
-`ALBERT_TF_FROZEN_SERVING=0` at export time keeps the weights as variables.
+`ALBERT_TF_FROZEN_SERVING=0` at export time keeps the weights as variables (and makes the
+fine-tuning scripts predict from variables).
 """
 
 from __future__ import annotations
@@ -32,7 +33,11 @@ from albert_tf.models.constant_weights_form import constant_weights_form
 
 
 def frozen_serving_enabled() -> bool:
-    """Whether exports freeze their weights (`ALBERT_TF_FROZEN_SERVING`, default on)."""
+    """Whether exports and CPU prediction freeze weights (`ALBERT_TF_FROZEN_SERVING`, default on).
+
+    Read at each call: fine-tuning runs predict on frozen weights too
+    (`albert_tf.finetune.prediction`), and the variable turns that off as well.
+    """
     return os.environ.get("ALBERT_TF_FROZEN_SERVING", "1") != "0"
 
 

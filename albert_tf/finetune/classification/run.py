@@ -45,6 +45,7 @@ from albert_tf.finetune.classification.tasks import (
     generic_task,
     get_task,
 )
+from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.training import (
     load_finetuned_model,
     load_finetuning_encoder,
@@ -284,7 +285,7 @@ class _Run:
         dataset = make_dataset(
             examples, self.text_features, self.config.eval_batch_size, with_labels=False
         )
-        logits = self.model.predict(dataset, verbose=0)
+        logits = predict_outputs(self.model, dataset, self.strategy)
         if self.task.problem == "regression":
             return logits[:, 0]
         return np.argmax(logits, axis=-1)

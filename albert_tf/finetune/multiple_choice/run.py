@@ -41,6 +41,7 @@ from albert_tf.finetune.multiple_choice.examples import (
 from albert_tf.finetune.multiple_choice.metrics import compute_metrics, most_frequent_answer
 from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
 from albert_tf.finetune.multiple_choice.serving import export_multiple_choice
+from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.training import (
     load_finetuned_model,
     load_finetuning_encoder,
@@ -164,9 +165,13 @@ def _run_multiple_choice(config: MultipleChoiceConfig, output_dir: str) -> dict[
             )
         )
     if config.do_eval:
-        results.update(_evaluate(model, features, data["dev"], task_info, config, output_dir))
+        results.update(
+            _evaluate(model, features, data["dev"], task_info, config, output_dir, strategy)
+        )
     if config.do_predict:
-        probabilities = predict_probabilities(model, features, data["test"], config.eval_batch_size)
+        probabilities = predict_probabilities(
+            model, features, data["test"], config.eval_batch_size, strategy
+        )
         name = os.path.splitext(os.path.basename(os.path.normpath(config.test_file)))[0]
         path = os.path.join(output_dir, "predictions", f"{name}.jsonl")
         write_predictions(path, data["test"], probabilities)
@@ -212,11 +217,15 @@ def _build(
 
 
 def predict_probabilities(
-    model: keras.Model, features: ChoiceFeatures, examples: Examples, batch_size: int
+    model: keras.Model,
+    features: ChoiceFeatures,
+    examples: Examples,
+    batch_size: int,
+    strategy: tf.distribute.Strategy | None = None,
 ) -> np.ndarray:
     """Probabilities `[len(examples), widest]` (0 for padded options)."""
     dataset = make_dataset(examples, features, batch_size, with_labels=False)
-    return tf.nn.softmax(model.predict(dataset, verbose=0), axis=-1).numpy()
+    return tf.nn.softmax(predict_outputs(model, dataset, strategy), axis=-1).numpy()
 
 
 def _evaluate(
@@ -226,8 +235,11 @@ def _evaluate(
     task_info: dict[str, Any],
     config: MultipleChoiceConfig,
     output_dir: str,
+    strategy: tf.distribute.Strategy,
 ) -> dict[str, float]:
-    probabilities = predict_probabilities(model, features, examples, config.eval_batch_size)
+    probabilities = predict_probabilities(
+        model, features, examples, config.eval_batch_size, strategy
+    )
     labels = [example.label for example in examples]
     levels = [example.level for example in examples]
     metrics = compute_metrics(labels, probabilities.argmax(axis=-1), levels)

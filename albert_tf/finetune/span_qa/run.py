@@ -37,6 +37,7 @@ import tensorflow as tf
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.file_names import TASK_FILE
+from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.span_qa.decoding import Predictions, decode
 from albert_tf.finetune.span_qa.examples import SquadData, read_squad
 from albert_tf.finetune.span_qa.features import SquadFeaturizer, SquadWindows
@@ -54,6 +55,9 @@ from albert_tf.finetune.training import (
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
+
+# The logit of positions a prediction batch was cut at: padding, where no answer starts or ends.
+PADDING_LOGIT = -1e4
 
 
 def run_squad(config: SquadConfig, output_dir: str) -> dict[str, Any]:
@@ -214,9 +218,9 @@ class _Run:
         return results
 
     def logits(self, windows: SquadWindows) -> np.ndarray:
-        return self.model.predict(
-            windows.features(), batch_size=self.config.eval_batch_size, verbose=0
-        )
+        dataset = tf.data.Dataset.from_tensor_slices(windows.features())
+        dataset = dataset.batch(self.config.eval_batch_size).prefetch(tf.data.AUTOTUNE)
+        return predict_outputs(self.model, dataset, self.strategy, position_fill=PADDING_LOGIT)
 
     def _predict_file(self, path: str) -> dict[str, Any]:
         with_null = bool(self.task["version_2_with_negative"])

@@ -273,7 +273,7 @@ class _Run:
 
     def _predict_tags(self, sentences: TaggedSentences) -> list[list[str]]:
         ids = predict_tag_ids(
-            self.model, self.aligner, sentences.words, self.config.eval_batch_size
+            self.model, self.aligner, sentences.words, self.config.eval_batch_size, self.strategy
         )
         return [[self.labels[i] for i in row] for row in ids]
 

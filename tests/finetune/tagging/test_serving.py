@@ -133,3 +133,22 @@ def test_export_refuses_to_overwrite_and_checks_labels(keras_tagger, tmp_path):
     with pytest.raises(ValueError, match="2 labels for a model with 5 tags"):
         export_tagger(str(tmp_path / "other"), model, aligner, ["O", "B-X"])
     assert not os.path.exists(tmp_path / "other")
+
+
+class _TwoReplicas:  # Prediction on variables (no freezing), as under a multi-replica strategy.
+    num_replicas_in_sync = 2
+
+
+def test_frozen_tagging_equals_variables_and_follows_new_weights(keras_tagger):
+    model, aligner, _, _ = keras_tagger
+    frozen = predict_tag_ids(model, aligner, WORDS, batch_size=3)
+    on_variables = predict_tag_ids(model, aligner, WORDS, batch_size=3, strategy=_TwoReplicas())
+    for got, expected in zip(frozen, on_variables, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    weights = model.get_weights()
+    try:  # The classifier's bias favors one tag: every word must follow the new weights.
+        model.head.bias.assign(np.eye(model.num_labels)[1] * 1e3)
+        retagged = predict_tag_ids(model, aligner, WORDS, batch_size=3)
+        assert all((ids == 1).all() for ids in retagged)
+    finally:
+        model.set_weights(weights)
