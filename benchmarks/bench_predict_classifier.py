@@ -56,7 +56,7 @@ def _parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = _parse_args()
-    keras.utils.set_random_seed(0)  # Before any tokenizer (it would lose its resource).
+    keras.utils.set_random_seed(0)
     examples = read_examples(args.dev_file, get_task("sst-2"))
     n = args.examples
     examples = dataclasses.replace(

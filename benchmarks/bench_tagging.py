@@ -161,8 +161,6 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)
-    # Before any tokenizer: seeding clears TF's eager kernel cache, and with it the
-    # kernel-owned SentencePiece resources of tokenizers built earlier (NotFoundError).
     keras.utils.set_random_seed(0)
     data = read_tagged_file(args.data_file).take(args.sentences)
     labels = tag_set(data)

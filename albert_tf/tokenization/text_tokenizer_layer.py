@@ -3,7 +3,8 @@
 Strings -> normalized strings (`normalize_text_tf`) -> tensorflow-text SentencePiece ids, with the
 same post-processing as `AlbertTokenizer.encode` (a bare "▁" piece right before a special token is
 dropped). Works eagerly, inside `tf.data` and inside a `tf.function`/SavedModel: the model bytes
-are a constant of the graph, owned by tensorflow-text's tracked SentencePiece resource.
+are a constant of the graph, owned by tensorflow-text's tracked SentencePiece resource (under a
+name shared by the bytes, so that clearing the eager kernel cache, as seeding does, keeps it).
 
 Saving: like keras-hub's SentencePieceTokenizer, `get_config` does not carry the model bytes
 (`proto` is None there); `.keras` archives carry them as an asset (`save_assets`/`load_assets`).
@@ -16,11 +17,15 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
+from tensorflow_text.python.ops.sentencepiece_tokenizer import (
+    gen_sentencepiece_tokenizer as _SENTENCEPIECE_OPS,
+)
 
 from albert_tf.tokenization.model_proto import (
     CLS_ID,
@@ -34,6 +39,26 @@ from albert_tf.tokenization.normalize import normalize_text_tf
 
 _ASSET_FILE = "albert_sentencepiece.model"
 _SPECIAL_IDS = (CLS_ID, SEP_ID, MASK_ID)
+
+
+class _SharedSentencepieceModel(tf.saved_model.experimental.TrackableResource):
+    """tensorflow-text's SentencePiece model resource, under a name shared by its bytes.
+
+    tensorflow-text creates the resource private to the eager kernel that made it (its TODO
+    b/318839908), so clearing TensorFlow's eager kernel cache, as `keras.utils.set_random_seed`
+    does, deleted it: every later call of a tokenizer built before raised "Resource ... does not
+    exist". A shared name outlives the kernel; the same bytes give the same name, hence the
+    same (identical) model.
+    """
+
+    def __init__(self, model_bytes: bytes):
+        super().__init__()
+        self._model = model_bytes
+        self._shared_name = "albert_tf_spm_" + hashlib.sha256(model_bytes).hexdigest()[:24]
+        _ = self.resource_handle  # Created now, as tensorflow-text does.
+
+    def _create_resource(self):
+        return _SENTENCEPIECE_OPS.sentencepiece_op(model=self._model, shared_name=self._shared_name)
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -69,6 +94,7 @@ class AlbertTextTokenizer(keras.layers.Layer):
             model_bytes = load_albert_model_proto(os.fspath(proto))
         self.proto = model_bytes
         self._sentencepiece = tf_text.SentencepieceTokenizer(model=model_bytes, out_type=tf.int32)
+        self._sentencepiece._model_resource = _SharedSentencepieceModel(model_bytes)
         self._space_id = int(self._sentencepiece.string_to_id("\u2581").numpy())
         if self._space_id == UNK_ID:
             self._space_id = -1

@@ -64,3 +64,13 @@ def test_unset_layer_errors_clearly():
 def test_bad_model_is_rejected(tmp_path):
     with pytest.raises(FileNotFoundError, match="missing.model"):
         AlbertTextTokenizer(proto=str(tmp_path / "missing.model"))
+
+
+def test_survives_seeding_after_it_was_built(small_model_file, tiny_model_file, tokenizer):
+    # Seeding clears TensorFlow's eager kernel cache; tensorflow-text's own resource died with it.
+    layer = AlbertTextTokenizer(proto=small_model_file)
+    other = AlbertTextTokenizer(proto=tiny_model_file)  # Another model: another shared resource.
+    expected_other = other(tf.constant(TEXTS)).to_list()
+    keras.utils.set_random_seed(3)
+    assert layer(tf.constant(TEXTS)).to_list() == [tokenizer.encode(t) for t in TEXTS]
+    assert other(tf.constant(TEXTS)).to_list() == expected_other != layer(TEXTS).to_list()
