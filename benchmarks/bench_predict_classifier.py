@@ -27,14 +27,17 @@ import tempfile
 
 import keras
 import numpy as np
-import tensorflow as tf
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.datasets import make_dataset
 from albert_tf.finetune.classification.examples import read_examples
 from albert_tf.finetune.classification.tasks import get_task
-from albert_tf.finetune.prediction import freezes_for_prediction, predict_outputs
+from albert_tf.finetune.prediction import (
+    NOTHING_TO_TUNE,
+    freezes_for_prediction,
+    predict_outputs,
+)
 from albert_tf.models import AlbertClassifier, AlbertEncoder
 from albert_tf.tokenization import train_sentencepiece
 from albert_tf.tokenization.text_features import AlbertTextFeatures
@@ -72,11 +75,9 @@ def main() -> None:
     compiled = AlbertClassifier(AlbertEncoder(config), 2)
     compiled.set_weights(model.get_weights())
     compiled.compile(jit_compile=False)
-    options = tf.data.Options()
-    options.autotune.enabled = False
     dataset = make_dataset(
         examples, AlbertTextFeatures(spm, args.max_seq_length), args.batch_size, with_labels=False
-    ).with_options(options)
+    ).with_options(NOTHING_TO_TUNE)
     runners = {
         "predict_outputs": lambda: predict_outputs(model, dataset),
         "model.predict": lambda: compiled.predict(dataset, verbose=0),

@@ -28,10 +28,10 @@ import tensorflow as tf
 from albert_tf.export.frozen_weights import frozen_inference, frozen_serving_enabled
 from albert_tf.finetune.trim_padding import cut_to_longest
 
-# With tf.data's autotuning on, a Python loop over a dataset on a 2-core machine often ended
-# with a ~6 s stall (SST-2 dev, 320 texts: 14.4 s or 20.5 s a pass); the batches are ready.
-_NOTHING_TO_TUNE = tf.data.Options()
-_NOTHING_TO_TUNE.autotune.enabled = False
+# For Python loops over ready batches: with tf.data's autotuning on, such a loop on a 2-core
+# machine often ended with a ~6 s stall (SST-2 dev, 320 texts: 14.4 s or 20.5 s a pass).
+NOTHING_TO_TUNE = tf.data.Options()
+NOTHING_TO_TUNE.autotune.enabled = False
 
 # model -> (fingerprint of its weights, frozen function); the function holds the model weakly.
 _FROZEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -101,12 +101,12 @@ def predict_outputs(
         return _as_float32(model.predict(dataset, verbose=0))
     call = frozen_model_call(model)
     outputs = []
-    for features in dataset.with_options(_NOTHING_TO_TUNE):
+    for features in dataset.with_options(NOTHING_TO_TUNE):
         features = features[0] if isinstance(features, tuple) else features
         full_length = features["input_mask"].shape[-1]
         if features["input_mask"].shape.rank == 2:
             features = cut_to_longest(features)
-        output = _as_float32(call(features).numpy())
+        output = _as_float32(call(features))
         if position_fill is not None and output.shape[1] < full_length:
             pad = [(0, 0), (0, full_length - output.shape[1])] + [(0, 0)] * (output.ndim - 2)
             output = np.pad(output, pad, constant_values=position_fill)

@@ -21,14 +21,14 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_tf.finetune.prediction import freezes_for_prediction, frozen_model_call
+from albert_tf.finetune.prediction import (
+    NOTHING_TO_TUNE,
+    freezes_for_prediction,
+    frozen_model_call,
+)
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.finetune.trim_padding import cut_to_longest
 
-# Slicing an in-memory list has nothing to tune; with tf.data's autotuning on, finishing
-# an iteration stalled for up to ~5 s on a 2-core machine (see `predict_tag_ids`).
-_NOTHING_TO_TUNE = tf.data.Options()
-_NOTHING_TO_TUNE.autotune.enabled = False
 _FEATURIZE_BATCH = 256  # Sentences featurized per call; amortizes the op overhead.
 
 
@@ -42,7 +42,8 @@ def sentence_batches(
     if label_ids is not None:
         columns.append(tf.ragged.constant(label_ids, dtype=tf.int32, ragged_rank=1))
     dataset = tf.data.Dataset.from_tensor_slices(tuple(columns))
-    return dataset.ragged_batch(batch_size).with_options(_NOTHING_TO_TUNE)
+    # Slicing an in-memory list has nothing to tune (and autotuning stalled its loops).
+    return dataset.ragged_batch(batch_size).with_options(NOTHING_TO_TUNE)
 
 
 def make_training_dataset(
