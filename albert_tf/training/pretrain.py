@@ -239,7 +239,10 @@ class _Run:
                 check_finite(sums, self.step, self.manager.latest_checkpoint)
                 window.add(sums)
                 if progress is not None:
-                    progress.update(self.step, list(metrics_from_sums(sums).items()))
+                    progress.update(
+                        self.step,
+                        list(metrics_from_sums(sums, config.sentence_order_loss_weight).items()),
+                    )
                 if self.step % config.log_every_steps == 0 or is_event_step(config, self.step):
                     metrics = log_train_window(window, self.step, config, self.optimizer, writer)
                     window = _Window(self.step)

@@ -74,9 +74,7 @@ class PretrainEvaluator:
                 f"--eval_file {self.config.eval_file!r} holds fewer records than one eval batch "
                 f"({self.config.eval_batch_size}); lower --eval_batch_size."
             )
-        metrics = metrics_from_sums(sums)
-        metrics["loss"] = metrics["masked_lm_loss"] + metrics["sentence_order_loss"]
-        return metrics
+        return metrics_from_sums(sums, self.config.sentence_order_loss_weight)
 
     def _build(self) -> None:
         replica_eval_step = make_replica_eval_step(self.model, self.config.jit_compile)

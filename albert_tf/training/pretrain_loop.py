@@ -81,8 +81,7 @@ def log_train_window(
     writer: Any,
 ) -> dict[str, float]:
     """Logs and writes the window's metrics; returns them as `train/<name>`."""
-    metrics = metrics_from_sums(window.sums)
-    metrics["loss"] = metrics["masked_lm_loss"] + metrics["sentence_order_loss"]
+    metrics = metrics_from_sums(window.sums, config.sentence_order_loss_weight)
     learning_rate = float(keras.ops.convert_to_numpy(optimizer.learning_rate))
     examples_per_second = (step - window.first_step) * config.train_batch_size / window.seconds()
     scalars = {

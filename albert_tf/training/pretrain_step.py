@@ -46,17 +46,25 @@ SUM_NAMES = (
 )
 
 
-def metrics_from_sums(sums: Any) -> dict[str, float]:
-    """The four pretraining metrics from a summed vector of `SUM_NAMES`."""
+def metrics_from_sums(sums: Any, sentence_order_loss_weight: float = 1.0) -> dict[str, float]:
+    """The pretraining metrics from a summed vector of `SUM_NAMES`.
+
+    `loss` is the objective the step minimizes: the MLM loss plus the SOP loss scaled by
+    `sentence_order_loss_weight` (0.0, MLM only: the SOP head is reported, not trained).
+    """
     values = dict(zip(SUM_NAMES, (float(v) for v in sums), strict=True))
     weight = max(values["masked_lm_weight"], MLM_WEIGHT_EPSILON)
     count = max(values["sentence_order_count"], 1.0)
-    return {
+    metrics = {
         "masked_lm_accuracy": values["masked_lm_correct"] / weight,
         "masked_lm_loss": values["masked_lm_loss"] / weight,
         "sentence_order_accuracy": values["sentence_order_correct"] / count,
         "sentence_order_loss": values["sentence_order_loss"] / count,
     }
+    metrics["loss"] = (
+        metrics["masked_lm_loss"] + sentence_order_loss_weight * metrics["sentence_order_loss"]
+    )
+    return metrics
 
 
 def _local_sums(features: dict[str, tf.Tensor], outputs: dict[str, tf.Tensor]) -> tf.Tensor:

@@ -160,6 +160,17 @@ def test_mixed_precision_trains_with_finite_loss(base_config, tmp_path, precisio
     assert keras.saving.load_model(str(tmp_path / "encoder.keras")).count_params() > 0
 
 
+def test_mlm_only_run_reports_the_loss_it_minimizes(base_config, tmp_path):
+    config = base_config.replace(
+        sentence_order_loss_weight=0.0, do_eval=True, num_train_steps=2, save_checkpoints_steps=2
+    )
+    metrics = train_and_evaluate(config, str(tmp_path))
+    for split in ("train", "eval"):
+        # The untrained SOP head is still measured, but it is not in the objective.
+        assert metrics[f"{split}/sentence_order_loss"] > 0
+        assert metrics[f"{split}/loss"] == metrics[f"{split}/masked_lm_loss"]
+
+
 def test_dynamic_masking_trains_on_masks_drawn_in_the_pipeline(base_config, tmp_path, monkeypatch):
     calls, make_dataset = [], pretrain.pretrain_dataset
 

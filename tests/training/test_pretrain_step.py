@@ -84,7 +84,14 @@ def test_metrics_from_sums():
         "masked_lm_loss": 2.0,
         "sentence_order_accuracy": 0.5,
         "sentence_order_loss": 0.75,
+        "loss": 2.75,
     }
+
+
+@pytest.mark.parametrize("weight, loss", [(0.0, 2.0), (0.5, 2.375)])
+def test_metrics_loss_is_the_weighted_objective(weight, loss):
+    metrics = metrics_from_sums([3.0, 4.0, 8.0, 1.0, 2.0, 1.5], sentence_order_loss_weight=weight)
+    assert metrics["loss"] == loss and metrics["sentence_order_loss"] == 0.75
 
 
 @pytest.mark.parametrize("weight", [0.0, 1.0])
