@@ -36,7 +36,7 @@ import numpy as np
 import tensorflow as tf
 from peers import hf_config as peer_hf_config
 from peers import keras_hub_backbone
-from roofline import GEMM_DTYPES, encoder_forward_flops, gemm_gflops, torch_gemm_gflops
+from roofline import GEMM_DTYPES, classifier_step_flops, gemm_gflops, torch_gemm_gflops
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
@@ -328,10 +328,10 @@ def _print_ratios(rates: dict[str, float]) -> None:
 
 def _print_roofline(rates: dict[str, float], config: AlbertConfig, args) -> None:
     """Each setting's matmul rate next to this CPU's best GEMM, and what the goal needs."""
-    h, i, seq = config.hidden_size, config.intermediate_size, args.seq_length
-    per_sequence = 3 * (encoder_forward_flops(config, seq) + 2 * h * 2)  # forward + backward
+    seq = args.seq_length
+    per_sequence = classifier_step_flops(config, seq, cls_only=False)
     # albert_tf's last block computes [CLS] only: queries, output projection, FFN, attention.
-    saved = 3 * 2 * (seq - 1) * (2 * h * h + 2 * h * i + 2 * seq * h)
+    saved = per_sequence - classifier_step_flops(config, seq)
     print(
         f"\nmatmul work per sequence: {per_sequence / 1e9:.1f} GFLOP (full sequence; albert_tf "
         f"{(per_sequence - saved) / 1e9:.1f}, its last block at [CLS] only)"

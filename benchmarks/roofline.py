@@ -29,6 +29,18 @@ def encoder_forward_flops(config: AlbertConfig, seq: int) -> float:
     return 2 * (seq * e * h + config.num_hidden_layers * per_layer + h * h)
 
 
+def classifier_step_flops(config: AlbertConfig, seq: int, cls_only: bool = True) -> float:
+    """Matmul FLOPs of one sequence through a classifier's training step (forward + backward).
+
+    `cls_only`: the last block computes its [CLS] row alone (queries, scores, context, output
+    projection, FFN), as `AlbertClassifier` does; keys and values still cover the sequence.
+    """
+    h, i = config.hidden_size, config.intermediate_size
+    full = 3 * (encoder_forward_flops(config, seq) + 2 * h * 2)  # + the 2-class head
+    saved = 3 * 2 * (seq - 1) * (2 * h * h + 2 * h * i + 2 * seq * h)
+    return full - saved if cls_only else full
+
+
 def gemm_gflops(rows: int, dtype: str, jit_compile: bool = False, repeats: int = 30) -> float:
     """Best GFLOP/s of TensorFlow's [rows, 768] x [768, 3072] matmul (an FFN-sized GEMM)."""
     a = tf.cast(tf.random.normal([rows, 768]), dtype)
