@@ -171,9 +171,9 @@ def _residual_layer_norm_kernel(epsilon: float, with_bias: bool) -> Callable[...
         y = tf.cast(x, tf.float32) + tf.cast(residual, tf.float32)
         if with_bias:
             y += tf.cast(bias[0], tf.float32)
-        mean, variance = tf.nn.moments(y, axes=[-1], keepdims=True)
-        inverse_std = tf.math.rsqrt(variance + epsilon)
-        return (y - mean) * inverse_std, inverse_std
+        centered = y - _row_means(y)
+        inverse_std = tf.math.rsqrt(_row_means(centered * centered) + epsilon)
+        return centered * inverse_std, inverse_std
 
     # Written out: automatic differentiation made the three column sums (gamma, beta, bias)
     # XLA reductions that took longer than the rest (17.9 vs 10.7 ms over [4096, 768] bf16);
@@ -182,11 +182,7 @@ def _residual_layer_norm_kernel(epsilon: float, with_bias: bool) -> Callable[...
         x_hat, inverse_std = normalized(x, residual, bias)
         d_out = tf.cast(upstream, tf.float32)
         d_hat = d_out * tf.cast(gamma, tf.float32)
-        d_y = inverse_std * (
-            d_hat
-            - tf.reduce_mean(d_hat, axis=-1, keepdims=True)
-            - x_hat * tf.reduce_mean(d_hat * x_hat, axis=-1, keepdims=True)
-        )
+        d_y = inverse_std * (d_hat - _row_means(d_hat) - x_hat * _row_means(d_hat * x_hat))
         grads = [
             tf.cast(d_y, x.dtype),
             tf.cast(d_y, residual.dtype),
@@ -204,6 +200,19 @@ def _residual_layer_norm_kernel(epsilon: float, with_bias: bool) -> Callable[...
         return tf.cast(scaled, x.dtype)
 
     return kernel
+
+
+def _row_means(x: tf.Tensor) -> tf.Tensor:
+    """[..., H] -> [..., 1] means over the last axis, as a matmul with a column of ones.
+
+    XLA's CPU row reductions ran at well under the memory bandwidth: the residual LayerNorm
+    kernel over [4096, 768] float32 took 5.4 ms forward and 13.8 ms forward + backward with
+    `tf.nn.moments` and `reduce_mean`, 2.6 and 9.3 ms this way (2-core Xeon without AMX).
+    """
+    size = x.shape[-1]
+    rows = tf.reshape(x, [-1, size])
+    sums = tf.matmul(rows, tf.ones([size, 1], x.dtype))
+    return tf.reshape(sums, tf.concat([tf.shape(x)[:-1], [1]], 0)) / size
 
 
 def _column_sums(x: tf.Tensor) -> tf.Tensor:
