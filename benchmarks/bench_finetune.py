@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -37,7 +36,7 @@ import tensorflow as tf
 from peers import hf_config as peer_hf_config
 from peers import keras_hub_backbone
 from roofline import GEMM_DTYPES, classifier_step_flops, gemm_gflops, torch_gemm_gflops
-from timing import interleaved_seconds
+from timing import interleaved_seconds, median_rates
 
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.datasets import make_dataset
@@ -290,7 +289,7 @@ def main() -> None:
     seconds = interleaved_seconds(
         {name: counted(name) for name in runners}, args.warmup, args.rounds
     )
-    rates = {name: sequences[name] / statistics.median(times) for name, times in seconds.items()}
+    rates = median_rates(seconds, sequences)
     print(f"\n{'setting':40s} {'seq/s (median)':>15s} {'best round':>11s}")
     for name, rate in rates.items():
         best = sequences[name] / min(seconds[name])

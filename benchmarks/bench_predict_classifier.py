@@ -22,12 +22,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import statistics
 import tempfile
 
 import keras
 import numpy as np
-from timing import interleaved_seconds
+from timing import interleaved_seconds, median_rates
 
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.datasets import make_dataset
@@ -93,10 +92,9 @@ def main() -> None:
         f"{args.max_seq_length}, longest per batch {min(longest)}-{max(longest)}, median of "
         f"{args.rounds} rounds, frozen weights: {freezes_for_prediction()}"
     )
-    rates = {}
-    for name, values in seconds.items():
-        rates[name] = len(examples.texts_a) / statistics.median(values)
-        print(f"{name:20s} {rates[name]:8.1f} examples/s")
+    rates = median_rates(seconds, len(examples.texts_a))
+    for name, rate in rates.items():
+        print(f"{name:20s} {rate:8.1f} examples/s")
     print(
         f"predict_outputs / model.predict {rates['predict_outputs'] / rates['model.predict']:.2f}x,"
         f" / XLA {rates['predict_outputs'] / rates['model.predict XLA']:.2f}x; largest logit "

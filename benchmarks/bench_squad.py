@@ -32,7 +32,7 @@ import time
 
 from absl import app, flags
 from peers import hf_config as peer_hf_config
-from timing import interleaved_seconds
+from timing import interleaved_seconds, median_rates
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
@@ -211,11 +211,9 @@ def bench_prediction(examples, tokenizer, hf) -> None:
         f"torch threads {torch.get_num_threads()}, frozen weights: {freezes_for_prediction()}"
     )
     print(f"{'':28} {'windows':>8} {'windows/s':>10} {'questions/s':>12}")
-    rates = {}
-    for name, times in seconds.items():
-        median = statistics.median(times)
-        rates[name] = len(examples) / median
-        print(f"{name:28} {counts[name]:8d} {counts[name] / median:10.2f} {rates[name]:12.2f}")
+    rates, window_rates = median_rates(seconds, len(examples)), median_rates(seconds, counts)
+    for name, rate in rates.items():
+        print(f"{name:28} {counts[name]:8d} {window_rates[name]:10.2f} {rate:12.2f}")
     control = max(rates["albert_tf model.predict"], rates["albert_tf model.predict XLA"])
     print(
         f"albert_tf / hf_torch questions/s: {rates['albert_tf'] / rates['hf_torch']:.2f}x; "

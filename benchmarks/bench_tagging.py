@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 import keras
 from peers import hf_config as peer_hf_config
-from timing import interleaved_seconds
+from timing import interleaved_seconds, median_rates
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
@@ -211,11 +211,9 @@ def _report(args, data, tokenizer, seconds: dict, threads: int) -> None:
         f"words hf leaves untagged (truncated): {cut}"
     )
     print(f"{'setting':26s} {'sentences/s':>12s} {'words/s':>9s}")
-    rates = {}
-    for name, values in seconds.items():
-        median = statistics.median(values)
-        rates[name] = len(data) / median
-        print(f"{name:26s} {rates[name]:12.2f} {data.num_words / median:9.1f}")
+    rates, word_rates = median_rates(seconds, len(data)), median_rates(seconds, data.num_words)
+    for name, rate in rates.items():
+        print(f"{name:26s} {rate:12.2f} {word_rates[name]:9.1f}")
     ours = max((rate, name) for name, rate in rates.items() if name.startswith("albert_tf"))
     peer = max((rate, name) for name, rate in rates.items() if name.startswith("hf"))
     print(

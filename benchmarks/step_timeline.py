@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Iterable
 
+import tensorflow as tf
 from bench_finetune import albert_tf_runner, synthetic_pairs
 from roofline import classifier_step_flops
 
@@ -171,8 +172,6 @@ def main() -> None:
     start = time.perf_counter()
     sequences = run()
     untraced = time.perf_counter() - start
-    import tensorflow as tf
-
     with tempfile.TemporaryDirectory() as logdir:
         tf.profiler.experimental.start(logdir)
         start = time.perf_counter()

@@ -6,6 +6,7 @@ shared machine over all settings alike, so their ratios hold even when absolute 
 
 from __future__ import annotations
 
+import statistics
 import time
 from collections.abc import Callable
 
@@ -24,3 +25,16 @@ def interleaved_seconds(runners: dict[str, Callable[[], object]], warmup: int, r
             run_one_step()
             seconds[name].append(time.perf_counter() - start)
     return seconds
+
+
+def median_rates(seconds: dict, counts: dict | int) -> dict[str, float]:
+    """Items per second of each setting: its count (`counts[name]`, or one count for all) over
+    the median of its `interleaved_seconds`.
+
+    >>> median_rates({"a": [1.0, 2.0, 4.0], "b": [0.5]}, {"a": 4, "b": 1})
+    {'a': 2.0, 'b': 2.0}
+    """
+    return {
+        name: (counts[name] if isinstance(counts, dict) else counts) / statistics.median(times)
+        for name, times in seconds.items()
+    }
