@@ -84,11 +84,15 @@ def replica_pretraining_loss(
 
 
 def pretraining_loss_and_metrics(
-    features: dict[str, Any], outputs: dict[str, Any]
+    features: dict[str, Any],
+    outputs: dict[str, Any],
+    sentence_order_loss_weight: float = 1.0,
 ) -> tuple[Any, dict[str, Any]]:
     """(total loss, per-batch metrics) as in the original `run_pretraining.py`.
 
-    MLM loss = sum(w * CE) / (sum(w) + 1e-5); SOP loss = mean CE; total = sum.
+    MLM loss = sum(w * CE) / (sum(w) + 1e-5); SOP loss = mean CE; total = MLM loss +
+    `sentence_order_loss_weight` * SOP loss (1.0, the original's sum; 0.0, MLM only, as
+    `PretrainConfig.sentence_order_loss_weight` trains).
     The metrics are this batch's values: `masked_lm_accuracy` (weighted by
     `masked_lm_weights`), `masked_lm_loss`, `sentence_order_accuracy`,
     `sentence_order_loss`. For a custom training loop.
@@ -109,7 +113,9 @@ def pretraining_loss_and_metrics(
     weight_sum = ops.sum(weights)
     masked_lm_loss = ops.sum(weights * terms.masked_lm_loss) / (weight_sum + MLM_WEIGHT_EPSILON)
     sentence_order_loss = ops.mean(terms.sentence_order_loss)
-    loss = replica_pretraining_loss(terms, weight_sum, ops.shape(terms.sentence_order_loss)[0])
+    loss = replica_pretraining_loss(
+        terms, weight_sum, ops.shape(terms.sentence_order_loss)[0], sentence_order_loss_weight
+    )
     metrics = {
         "masked_lm_accuracy": ops.sum(weights * terms.masked_lm_correct)
         / ops.maximum(weight_sum, MLM_WEIGHT_EPSILON),

@@ -55,3 +55,12 @@ def test_padded_predictions_do_not_count():
     b, mb = pretraining_loss_and_metrics(features, changed)
     np.testing.assert_allclose(a, b, rtol=1e-6)
     np.testing.assert_allclose(ma["masked_lm_accuracy"], mb["masked_lm_accuracy"])
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5])
+def test_the_sentence_order_weight_scales_its_term_only(weight):
+    features, outputs = _case((3, 1))
+    loss, metrics = pretraining_loss_and_metrics(features, outputs, weight)
+    expected = metrics["masked_lm_loss"] + weight * metrics["sentence_order_loss"]
+    np.testing.assert_allclose(loss, expected, rtol=1e-6)
+    assert float(metrics["sentence_order_loss"]) > 0.1  # Reported, whatever its weight.
