@@ -58,6 +58,11 @@ def _parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = _parse_args()
+    with tempfile.TemporaryDirectory() as workdir:
+        _run(args, workdir)
+
+
+def _run(args: argparse.Namespace, workdir: str) -> None:
     keras.utils.set_random_seed(0)
     examples = read_examples(args.dev_file, get_task("sst-2"))
     n = args.examples
@@ -66,7 +71,7 @@ def main() -> None:
     )
     spm = train_sentencepiece(
         [os.path.join(REPO_ROOT, "data", "sample.txt")],
-        os.path.join(tempfile.mkdtemp(), "spm"),
+        os.path.join(workdir, "spm"),
         vocab_size=8000,
     )
     config = AlbertConfig.preset(args.preset, vocab_size=8000)

@@ -130,7 +130,11 @@ def _measure(options: dict) -> dict:
 
 def main(argv):
     del argv
-    work = tempfile.mkdtemp(prefix="bench_pretraining_data_")
+    with tempfile.TemporaryDirectory(prefix="bench_pretraining_data_") as work:
+        _run(work)
+
+
+def _run(work: str) -> None:
     model = FLAGS.spm_model_file
     if model is None:
         from albert_tf.data.documents import convert_wikitext

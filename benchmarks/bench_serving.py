@@ -39,11 +39,10 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the ops the SavedModel uses)
 from peers import hf_config as peer_hf_config
-from peers import keras_hub_backbone
+from peers import hf_fast_tokenizer, keras_hub_backbone
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
-from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
 from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.models import AlbertClassifier, AlbertEncoder
 from albert_tf.tokenization import train_sentencepiece
@@ -91,12 +90,7 @@ def hf_predictor(config, spm_file: str, length: int, precision: str, workdir) ->
     import transformers
 
     torch.manual_seed(0)
-    tokenizer_dir = os.path.join(workdir, "hf_tokenizer")
-    os.makedirs(tokenizer_dir, exist_ok=True)
-    for name, content in hf_tokenizer_files(spm_file).items():
-        with open(os.path.join(tokenizer_dir, name), "wb") as handle:
-            handle.write(content)
-    tokenizer = transformers.AutoTokenizer.from_pretrained(tokenizer_dir)
+    tokenizer = hf_fast_tokenizer(spm_file, workdir)
     model = transformers.AlbertForSequenceClassification(
         peer_hf_config(config, num_labels=2)
     ).eval()

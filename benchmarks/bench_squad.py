@@ -32,10 +32,10 @@ import time
 
 from absl import app, flags
 from peers import hf_config as peer_hf_config
+from peers import hf_fast_tokenizer
 from timing import interleaved_seconds, median_rates
 
 from albert_tf.config import AlbertConfig
-from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
 from albert_tf.finetune.span_qa.decoding import decode
 from albert_tf.finetune.span_qa.examples import read_squad
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
@@ -61,16 +61,6 @@ flags.DEFINE_integer("predict_questions", 16, "Questions for the prediction benc
 flags.DEFINE_integer("batch_size", 8, "Prediction batch size (windows).")
 flags.DEFINE_integer("predict_rounds", 3, "Prediction rounds (median), interleaved.")
 FLAGS = flags.FLAGS
-
-
-def hf_tokenizer(spm_model_file: str):
-    import transformers
-
-    directory = tempfile.mkdtemp()
-    for name, content in hf_tokenizer_files(spm_model_file).items():
-        with open(os.path.join(directory, name), "wb") as handle:
-            handle.write(content)
-    return transformers.AlbertTokenizerFast.from_pretrained(directory)
 
 
 def hf_featurize(tokenizer, examples, max_length: int, stride: int):
@@ -223,13 +213,14 @@ def bench_prediction(examples, tokenizer, hf) -> None:
 
 def main(argv) -> None:
     del argv
-    spm_model_file = FLAGS.spm_model_file or train_sentencepiece(
-        [os.path.join(REPO_ROOT, "data", "sample.txt")],
-        os.path.join(tempfile.mkdtemp(), "spm"),
-        vocab_size=8000,
-    )
-    tokenizer = AlbertTokenizer(spm_model_file)
-    hf = hf_tokenizer(spm_model_file)
+    with tempfile.TemporaryDirectory() as workdir:
+        spm_model_file = FLAGS.spm_model_file or train_sentencepiece(
+            [os.path.join(REPO_ROOT, "data", "sample.txt")],
+            os.path.join(workdir, "spm"),
+            vocab_size=8000,
+        )
+        tokenizer = AlbertTokenizer(spm_model_file)
+        hf = hf_fast_tokenizer(spm_model_file, workdir)
     examples = read_squad(FLAGS.squad_file).examples
     bench_featurization(examples, tokenizer, hf)
     if FLAGS.predict_questions:

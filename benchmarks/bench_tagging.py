@@ -30,10 +30,10 @@ from collections.abc import Callable
 
 import keras
 from peers import hf_config as peer_hf_config
+from peers import hf_fast_tokenizer
 from timing import interleaved_seconds, median_rates
 
 from albert_tf.config import AlbertConfig
-from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
 from albert_tf.finetune.tagging.datasets import predict_tag_ids
 from albert_tf.finetune.tagging.run import tag_set
 from albert_tf.finetune.tagging.sentences import read_tagged_file
@@ -76,17 +76,6 @@ def on_variables(tag: Tagger) -> Tagger:
                 os.environ["ALBERT_TF_FROZEN_SERVING"] = previous
 
     return tag_on_variables
-
-
-def hf_tokenizer(spm_file: str, workdir: str):
-    import transformers
-
-    directory = os.path.join(workdir, "hf_tokenizer")
-    os.makedirs(directory, exist_ok=True)
-    for name, content in hf_tokenizer_files(spm_file).items():
-        with open(os.path.join(directory, name), "wb") as handle:
-            handle.write(content)
-    return transformers.AlbertTokenizerFast.from_pretrained(directory)
 
 
 def hf_tagger(config, tokenizer, labels, precision: str, args) -> Tagger:
@@ -172,7 +161,7 @@ def main() -> None:
         )
         vocab_size = AlbertTextTokenizer(proto=spm_file).vocab_size
         config = AlbertConfig.preset(args.preset, vocab_size=vocab_size)
-        tokenizer = hf_tokenizer(spm_file, workdir)
+        tokenizer = hf_fast_tokenizer(spm_file, workdir)
         taggers = {}
         for precision in args.precisions.split(","):
             taggers[f"albert_tf {precision}"] = albert_tf_tagger(

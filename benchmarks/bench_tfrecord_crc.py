@@ -87,7 +87,11 @@ def _crc_alone(output_dir: str) -> dict[str, float]:
 
 def main(argv):
     del argv
-    work = tempfile.mkdtemp(prefix="bench_tfrecord_crc_")
+    with tempfile.TemporaryDirectory(prefix="bench_tfrecord_crc_") as work:
+        _run(work)
+
+
+def _run(work: str) -> None:
     model = FLAGS.spm_model_file
     if model is None:
         from albert_tf.data.documents import convert_wikitext

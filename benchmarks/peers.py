@@ -1,16 +1,19 @@
 """The peers the benchmarks measure albert_tf against, built with the same shape.
 
 `keras_hub_backbone`: keras-hub's `AlbertBackbone` for an `AlbertConfig`; `hf_config`: the
-Hugging Face `transformers.AlbertConfig` for it (through albert_tf's own converter, so the two
-cannot drift apart). Imported lazily: each peer is an optional install.
+Hugging Face `transformers.AlbertConfig` for it, and `hf_fast_tokenizer`: its fast tokenizer for
+a SentencePiece model (both through albert_tf's own converters, so the peers cannot drift
+apart). Imported lazily: each peer is an optional install.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.config_conversion import hf_config_dict
+from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
 
 
 def keras_hub_backbone(config: AlbertConfig, precision: str, dropout: float = 0.0) -> Any:
@@ -37,3 +40,18 @@ def hf_config(config: AlbertConfig, **overrides: Any) -> Any:
     import transformers
 
     return transformers.AlbertConfig(**{**hf_config_dict(config), **overrides})
+
+
+def hf_fast_tokenizer(spm_file: str, workdir: str) -> Any:
+    """`transformers.AlbertTokenizerFast` of the SentencePiece model `spm_file`.
+
+    Its files are written under `workdir/hf_tokenizer`; the tokenizer is in memory once loaded.
+    """
+    import transformers
+
+    directory = os.path.join(workdir, "hf_tokenizer")
+    os.makedirs(directory, exist_ok=True)
+    for name, content in hf_tokenizer_files(spm_file).items():
+        with open(os.path.join(directory, name), "wb") as handle:
+            handle.write(content)
+    return transformers.AlbertTokenizerFast.from_pretrained(directory)
