@@ -5,7 +5,10 @@ place when complete: a crash, a full disk or a SIGKILL leaves the previous conte
 never a file or directory that looks complete but is not.
 
 * `atomic_output_directory(path)`: a directory built in a sibling temp directory, renamed at
-  the end; an existing `path` is refused unless `overwrite`.
+  the end; an existing `path` is refused unless `overwrite`. The writer holds an `flock` on its
+  temp directory, so the next writer of `path` can tell the temp directories of killed writers
+  (no lock, the kernel dropped it) from live ones and removes them: a SIGKILL's leftovers do not
+  pile up beside the output.
 * `atomic_output_file(path)`: a temp path (same suffix, same directory) renamed at the end, for
   writers that take a path (e.g. `keras.Model.save`).
 * `atomic_write_text(path, text)`, `atomic_copy_file(source, path)`: one-call forms.
@@ -22,9 +25,12 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import glob
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -49,7 +55,10 @@ def atomic_output_directory(path: str, overwrite: bool = False) -> Iterator[str]
     refuse_existing(path, overwrite)
     parent = os.path.dirname(path)
     os.makedirs(parent, exist_ok=True)
-    temp_dir = tempfile.mkdtemp(prefix=f".tmp-{os.path.basename(path)}-", dir=parent)
+    prefix = f".tmp-{os.path.basename(path)}-"
+    remove_abandoned_temp_dirs(parent, prefix)
+    temp_dir = tempfile.mkdtemp(prefix=prefix, dir=parent)
+    held = _hold(temp_dir)
     try:
         yield temp_dir
         refuse_existing(path, overwrite)  # Something may have appeared meanwhile.
@@ -67,6 +76,47 @@ def atomic_output_directory(path: str, overwrite: bool = False) -> Iterator[str]
     finally:
         if os.path.exists(temp_dir):
             shutil.rmtree(temp_dir, ignore_errors=True)
+        os.close(held)
+
+
+# A temp directory younger than this is never removed: its writer may not have locked it yet.
+ABANDONED_AFTER_SECONDS = 60.0
+
+
+def remove_abandoned_temp_dirs(parent: str, prefix: str) -> list[str]:
+    """Removes the `parent/prefix*` temp directories no live writer holds; returns them.
+
+    `atomic_output_directory` locks its temp directory for as long as it writes it. A lock
+    that can be taken means its writer died (SIGKILL, power loss) before cleaning up.
+    """
+    removed = []
+    for candidate in glob.glob(os.path.join(glob.escape(parent), glob.escape(prefix) + "*")):
+        if os.path.islink(candidate) or not os.path.isdir(candidate):
+            continue
+        try:
+            if time.time() - os.stat(candidate).st_mtime < ABANDONED_AFTER_SECONDS:
+                continue
+            fd = os.open(candidate, os.O_RDONLY)
+        except OSError:  # Gone meanwhile, or not ours to read.
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # A live writer, or a file system without locks: cannot tell.
+            continue
+        else:
+            shutil.rmtree(candidate, ignore_errors=True)
+            removed.append(candidate)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _hold(directory: str) -> int:
+    """An exclusive `flock` on `directory`, held until the returned descriptor is closed."""
+    fd = os.open(directory, os.O_RDONLY)
+    with contextlib.suppress(OSError):  # No locks here (some network file systems): no sweeping.
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
 
 
 @contextlib.contextmanager
