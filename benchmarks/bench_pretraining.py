@@ -65,20 +65,24 @@ PRECISIONS = ("float32", "mixed_bfloat16")
 StepRunner = Callable[[], None]
 
 
-def synthetic_batch(vocab_size: int, seed: int = 0) -> dict[str, tf.Tensor]:
+def synthetic_batch(
+    vocab_size: int, seed: int = 0, batch: int = BATCH, length: int = SEQ
+) -> dict[str, tf.Tensor]:
     """One pretraining batch in the TFRecord schema, all positions real."""
     rng = np.random.default_rng(seed)
-    ids = rng.integers(5, vocab_size, size=(BATCH, SEQ))
+    ids = rng.integers(5, vocab_size, size=(batch, length))
     return {
         "input_ids": tf.constant(ids, tf.int32),
-        "input_mask": tf.ones((BATCH, SEQ), tf.int32),
-        "segment_ids": tf.constant(np.arange(SEQ)[None].repeat(BATCH, 0) >= SEQ // 2, tf.int32),
-        "masked_lm_positions": tf.constant(
-            np.sort(rng.choice(np.arange(1, SEQ), (BATCH, PREDICTIONS)), axis=1), tf.int32
+        "input_mask": tf.ones((batch, length), tf.int32),
+        "segment_ids": tf.constant(
+            np.arange(length)[None].repeat(batch, 0) >= length // 2, tf.int32
         ),
-        "masked_lm_ids": tf.constant(rng.integers(5, vocab_size, (BATCH, PREDICTIONS)), tf.int32),
-        "masked_lm_weights": tf.ones((BATCH, PREDICTIONS), tf.float32),
-        "next_sentence_labels": tf.constant(rng.integers(0, 2, (BATCH, 1)), tf.int32),
+        "masked_lm_positions": tf.constant(
+            np.sort(rng.choice(np.arange(1, length), (batch, PREDICTIONS)), axis=1), tf.int32
+        ),
+        "masked_lm_ids": tf.constant(rng.integers(5, vocab_size, (batch, PREDICTIONS)), tf.int32),
+        "masked_lm_weights": tf.ones((batch, PREDICTIONS), tf.float32),
+        "next_sentence_labels": tf.constant(rng.integers(0, 2, (batch, 1)), tf.int32),
     }
 
 
@@ -102,10 +106,13 @@ def albert_tf_step(
     return lambda: train(iterator, one).numpy()
 
 
-def keras_hub_step(
-    config: AlbertConfig, precision: str, jit_compile: bool, optimizer_name: str
-) -> StepRunner:
-    """keras-hub's AlbertBackbone + MaskedLMHead + a SOP Dense, same loss terms."""
+def keras_hub_train_step(
+    config: AlbertConfig, precision: str, jit_compile: bool, optimizer_name: str, length: int = SEQ
+) -> tuple[Callable[[dict], tf.Tensor], list]:
+    """keras-hub's AlbertBackbone + MaskedLMHead + a SOP Dense, same loss terms.
+
+    Returns `(step(features) -> loss, every variable the step reads)`.
+    """
     import keras_hub
 
     keras.utils.set_random_seed(0)
@@ -117,14 +124,9 @@ def keras_hub_step(
         dtype=precision,
     )
     sop_head = keras.layers.Dense(2, dtype=precision)
-    batch = synthetic_batch(config.vocab_size)
-    inputs = {
-        "token_ids": batch["input_ids"],
-        "padding_mask": batch["input_mask"],
-        "segment_ids": batch["segment_ids"],
-    }
-    mlm_head(backbone(inputs)["sequence_output"], mask_positions=batch["masked_lm_positions"])
+    mlm_head.build((None, length, config.hidden_size), (None, PREDICTIONS))
     sop_head.build((None, config.hidden_size))
+    layers = backbone.variables + mlm_head.variables + sop_head.variables
     variables = (
         backbone.trainable_variables + mlm_head.trainable_variables + sop_head.trainable_variables
     )
@@ -141,6 +143,11 @@ def keras_hub_step(
 
     @tf.function(jit_compile=jit_compile)
     def train_step(batch):
+        inputs = {
+            "token_ids": batch["input_ids"],
+            "padding_mask": batch["input_mask"],
+            "segment_ids": batch["segment_ids"],
+        }
         with tf.GradientTape() as tape:
             outputs = backbone(inputs, training=True)
             mlm_logits = mlm_head(
@@ -153,6 +160,16 @@ def keras_hub_step(
         optimizer.apply(tape.gradient(loss, variables), variables)
         return loss
 
+    all_variables = list({id(v): v for v in layers + optimizer.variables}.values())
+    return train_step, all_variables
+
+
+def keras_hub_step(
+    config: AlbertConfig, precision: str, jit_compile: bool, optimizer_name: str
+) -> StepRunner:
+    """`keras_hub_train_step` on `synthetic_batch`."""
+    train_step, _ = keras_hub_train_step(config, precision, jit_compile, optimizer_name)
+    batch = synthetic_batch(config.vocab_size)
     return lambda: train_step(batch).numpy()
 
 
