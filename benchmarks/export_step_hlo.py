@@ -21,7 +21,8 @@ Written per step, under `--output_dir`:
 
 Steps: `albert_tf` and `keras_hub`, pretraining (MLM + SOP, LAMB; `bench_pretraining.py`'s
 steps) and pair classification (`fit`'s `train_step` under AdamW; `bench_finetune.py`'s models),
-ALBERT-base and -large, lengths 128 and 512, mixed_bfloat16.
+ALBERT-base and -large, lengths 128 and 512, mixed_bfloat16. albert_tf's model is built as
+where TensorFlow sees a GPU (plain ops, not the CPU kernels of `models/fused_kernels.py`).
 
 Illustration (not run; ~3 minutes on 2 CPU cores):
     python benchmarks/export_step_hlo.py --output_dir=.steps  # what run_gpu_steps.sh reads
@@ -223,6 +224,9 @@ def _parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = _parse_args()
+    # The graph TensorFlow builds where it sees a GPU or TPU: plain ops, no CPU kernels
+    # (`fused_kernels.fused_enabled`); set the variable to export another.
+    os.environ.setdefault("ALBERT_TF_FUSED_KERNELS", "0")
     os.makedirs(args.output_dir, exist_ok=True)
     batches = dict(BATCH_SIZES)
     batches.update(

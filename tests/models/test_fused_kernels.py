@@ -70,6 +70,21 @@ def test_fused_matches_plain_ops(name, monkeypatch):
         np.testing.assert_allclose(fused, plain, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("setting", "accelerator", "fused"),
+    [(None, False, True), (None, True, False), ("1", True, True), ("0", False, False)],
+)
+def test_kernels_are_for_cpus_unless_the_variable_says(setting, accelerator, fused, monkeypatch):
+    if setting is None:
+        monkeypatch.delenv("ALBERT_TF_FUSED_KERNELS", raising=False)
+    else:
+        monkeypatch.setenv("ALBERT_TF_FUSED_KERNELS", setting)
+    monkeypatch.setattr(fused_kernels, "has_accelerator", lambda: accelerator)
+    function, args = CASES["layer_norm"]
+    assert fused_kernels.fused_enabled() is fused
+    assert _graph_has_xla_function(function, args) is fused
+
+
 def test_layer_norm_matches_keras_and_bias_is_added_before_it():
     layer = tf.keras.layers.LayerNormalization(epsilon=1e-12)
     layer.build(X.shape)
