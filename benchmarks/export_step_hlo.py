@@ -161,7 +161,7 @@ def _fill(variable: Any) -> str:
 
 
 def export_step(step: Step, tag: str, output_dir: str, exact: bool = False) -> dict:
-    """Writes `tag`'s HLO and values; returns its parameters in HLO order.
+    """Writes `tag`'s HLO and values; returns its manifest fields (`parameters` in HLO order).
 
     `exact`: every variable travels with its real value, and TensorFlow runs the step once:
     its first output (`reference_output`) is what the HLO run elsewhere must reproduce.
