@@ -92,10 +92,11 @@ class FullGraphClassifier(AlbertClassifier):
         return super(AlbertClassifier, self).call(inputs, training=training, mask=mask)
 
 
-def albert_tf_runner(
-    config, data, precision: str, jit_compile: bool, steps: int, model_class=AlbertClassifier
-) -> Runner:
-    """`AlbertClassifier.fit`, compiled as `finetune.training.compile_for_finetuning` does."""
+def albert_tf_classifier(
+    config, data, precision: str, jit_compile: bool, model_class=AlbertClassifier
+) -> tuple[keras.Model, dict]:
+    """`AlbertClassifier` compiled as `finetune.training.compile_for_finetuning` does, and its
+    features of `data`."""
     keras.utils.set_random_seed(0)
     model = model_class(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
     model.compile(
@@ -108,18 +109,13 @@ def albert_tf_runner(
         "input_type_ids": data["segment_ids"],
         "input_mask": data["input_mask"],
     }
-    dataset = constant_batches(features, data["labels"])
-    batch = len(data["labels"])
-
-    def run() -> int:
-        model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
-        return steps * batch
-
-    return run
+    return model, features
 
 
-def keras_hub_runner(config, data, precision: str, jit_compile: bool, steps: int) -> Runner:
-    """keras-hub's AlbertTextClassifier on the same ids (no preprocessor in the loop)."""
+def keras_hub_classifier(
+    config, data, precision: str, jit_compile: bool
+) -> tuple[keras.Model, dict]:
+    """keras-hub's AlbertTextClassifier (no preprocessor), compiled alike, and its features."""
     import keras_hub
 
     keras.utils.set_random_seed(0)
@@ -137,14 +133,32 @@ def keras_hub_runner(config, data, precision: str, jit_compile: bool, steps: int
         "segment_ids": data["segment_ids"],
         "padding_mask": data["input_mask"].astype(bool),
     }
-    dataset = constant_batches(features, data["labels"])
-    batch = len(data["labels"])
+    return model, features
+
+
+def fit_runner(model: keras.Model, features: dict, labels: np.ndarray, steps: int) -> Runner:
+    """`fit` of `steps` steps on the same batch."""
+    dataset = constant_batches(features, labels)
 
     def run() -> int:
         model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
-        return steps * batch
+        return steps * len(labels)
 
     return run
+
+
+def albert_tf_runner(
+    config, data, precision: str, jit_compile: bool, steps: int, model_class=AlbertClassifier
+) -> Runner:
+    """`AlbertClassifier.fit`, compiled as `finetune.training.compile_for_finetuning` does."""
+    model, features = albert_tf_classifier(config, data, precision, jit_compile, model_class)
+    return fit_runner(model, features, data["labels"], steps)
+
+
+def keras_hub_runner(config, data, precision: str, jit_compile: bool, steps: int) -> Runner:
+    """keras-hub's AlbertTextClassifier on the same ids (no preprocessor in the loop)."""
+    model, features = keras_hub_classifier(config, data, precision, jit_compile)
+    return fit_runner(model, features, data["labels"], steps)
 
 
 def hf_runner(config, data, precision: str, compiled: bool, steps: int) -> Runner:
@@ -169,16 +183,15 @@ def hf_runner(config, data, precision: str, compiled: bool, steps: int) -> Runne
         "attention_mask": torch.from_numpy(data["input_mask"].astype(np.int64)),
         "labels": torch.from_numpy(data["labels"].astype(np.int64)),
     }
-    autocast = precision == "mixed_bfloat16"
+    from run_hf_steps import training_step
+
+    step = training_step(
+        model, optimizer, forward, inputs, "cpu", autocast=precision == "mixed_bfloat16"
+    )
 
     def run() -> int:
         for _ in range(steps):
-            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-                loss = forward(**inputs).loss
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            optimizer.zero_grad(set_to_none=True)
+            step()
         return steps * len(data["labels"])
 
     return run

@@ -42,14 +42,13 @@ from typing import Any
 import keras
 import numpy as np
 import tensorflow as tf
-from bench_finetune import _adamw, synthetic_pairs
+from bench_finetune import albert_tf_classifier, keras_hub_classifier, synthetic_pairs
 from bench_pretraining import PREDICTIONS, _optimizer, keras_hub_train_step, synthetic_batch
-from peers import keras_hub_backbone
 from roofline import encoder_forward_flops
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.config_conversion import hf_config_dict
-from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.models import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.pretrain_step import make_replica_train_step
@@ -88,12 +87,7 @@ def keras_hub_pretraining(config: AlbertConfig, batch: int, length: int) -> Step
 
 
 def _fit_step(model: keras.Model, features: dict, labels: np.ndarray) -> Step:
-    """`fit`'s compiled step: the model's `train_step` under AdamW, built as `fit` builds it."""
-    model.compile(
-        optimizer=_adamw(),
-        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-        jit_compile=True,
-    )
+    """`fit`'s compiled step: the model's `train_step`, built as `fit` builds it."""
     data = (tf.nest.map_structure(tf.constant, features), tf.constant(labels))
     model._symbolic_build(data_batch=data)  # What `fit` does before its first step.
     variables = model.variables + model.optimizer.variables + model.metrics_variables
@@ -101,33 +95,16 @@ def _fit_step(model: keras.Model, features: dict, labels: np.ndarray) -> Step:
 
 
 def albert_tf_finetuning(config: AlbertConfig, batch: int, length: int) -> Step:
-    """`AlbertClassifier` as `run_classifier.py` compiles it."""
-    keras.utils.set_random_seed(0)
+    """`bench_finetune.py`'s `AlbertClassifier`, as `run_classifier.py` compiles it."""
     data = synthetic_pairs(config, batch, length)
-    model = AlbertClassifier(AlbertEncoder(config, dtype=PRECISION), 2, dtype=PRECISION)
-    features = {
-        "input_word_ids": data["input_ids"],
-        "input_type_ids": data["segment_ids"],
-        "input_mask": data["input_mask"],
-    }
+    model, features = albert_tf_classifier(config, data, PRECISION, True)
     return _fit_step(model, features, data["labels"])
 
 
 def keras_hub_finetuning(config: AlbertConfig, batch: int, length: int) -> Step:
-    """keras-hub's `AlbertTextClassifier` (no preprocessor), dropout 0.1 as ours."""
-    import keras_hub
-
-    keras.utils.set_random_seed(0)
+    """`bench_finetune.py`'s keras-hub `AlbertTextClassifier` (no preprocessor)."""
     data = synthetic_pairs(config, batch, length)
-    backbone = keras_hub_backbone(config, PRECISION)
-    model = keras_hub.models.AlbertTextClassifier(
-        backbone, num_classes=2, preprocessor=None, dropout=0.1, dtype=PRECISION
-    )
-    features = {
-        "token_ids": data["input_ids"],
-        "segment_ids": data["segment_ids"],
-        "padding_mask": data["input_mask"].astype(bool),
-    }
+    model, features = keras_hub_classifier(config, data, PRECISION, True)
     return _fit_step(model, features, data["labels"])
 
 

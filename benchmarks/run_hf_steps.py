@@ -19,6 +19,7 @@ import json
 import os
 import statistics
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -70,6 +71,29 @@ def hf_model(entry: dict) -> torch.nn.Module:
     return transformers.AlbertForSequenceClassification(config)
 
 
+def training_step(
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    forward: Callable[..., Any],
+    inputs: dict[str, torch.Tensor],
+    device: str,
+    autocast: bool = True,
+) -> Callable[[], torch.Tensor]:
+    """`step() -> loss`: one update of `model` on `inputs` through `forward` (the model or its
+    `torch.compile`), bf16 autocast on `device` when `autocast`, gradients clipped at norm 1."""
+
+    def step() -> torch.Tensor:
+        with torch.autocast(device, dtype=torch.bfloat16, enabled=autocast):
+            loss = forward(**inputs).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss.detach()
+
+    return step
+
+
 def time_setting(entry: dict, values: Any, device: str, compiled: bool, iterations: int):
     """(median seconds per step over 3 runs of `iterations` steps, the first step's loss)."""
     torch.manual_seed(0)
@@ -80,16 +104,7 @@ def time_setting(entry: dict, values: Any, device: str, compiled: bool, iteratio
     inputs = (pretraining_inputs if entry["task"] == "pretraining" else classification_inputs)(
         batch
     )
-
-    def step() -> torch.Tensor:
-        with torch.autocast(device, dtype=torch.bfloat16):
-            loss = forward(**inputs).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
-        return loss
-
+    step = training_step(model, optimizer, forward, inputs, device)
     first = float(step())
     for _ in range(2):
         step()
