@@ -48,7 +48,7 @@ from roofline import encoder_forward_flops
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.config_conversion import hf_config_dict
-from albert_tf.models import AlbertEncoder
+from albert_tf.models import AlbertEncoder, fused_kernels
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.pretrain_step import make_replica_train_step
@@ -196,27 +196,40 @@ def _parse_args() -> argparse.Namespace:
         action="store_true",
         help="all variables' real values and TensorFlow's first output (a check, small models)",
     )
+    parser.add_argument(
+        "--form_label",
+        action="store_true",
+        help="put the kernels' form in albert_tf's tags (albert_tf_plain-..., albert_tf_fused-...) "
+        "and add to an existing manifest: to compare ALBERT_TF_FUSED_KERNELS=0/1 in one run",
+    )
     return parser.parse_args()
 
 
 def main() -> None:
     args = _parse_args()
     # The graph TensorFlow builds where it sees a GPU or TPU: plain ops, no CPU kernels
-    # (`fused_kernels.fused_enabled`); set the variable to export another.
+    # (`fused_kernels.fused_enabled`); set the variable to export the other form.
     os.environ.setdefault("ALBERT_TF_FUSED_KERNELS", "0")
+    form = "fused" if fused_kernels.fused_enabled() else "plain"
     os.makedirs(args.output_dir, exist_ok=True)
+    manifest_path = os.path.join(args.output_dir, "manifest.json")
     batches = dict(BATCH_SIZES)
     batches.update(
         dict(item.split("=") for item in args.batch_sizes.split(",") if item)  # type: ignore[misc]
     )
     manifest = []
+    if args.form_label and os.path.exists(manifest_path):
+        with open(manifest_path) as handle:
+            manifest = json.load(handle)
     for preset in args.presets.split(","):
         config = AlbertConfig.preset(preset)
         for length in map(int, args.lengths.split(",")):
             batch = int(batches[f"{preset}:{length}"])
             for key in args.steps.split(","):
                 implementation, task = key.split(":")
-                tag = f"{implementation}-{task}-{preset}-{length}"
+                label = f"_{form}" if args.form_label and implementation == "albert_tf" else ""
+                tag = f"{implementation}{label}-{task}-{preset}-{length}"
+                manifest = [entry for entry in manifest if entry["tag"] != tag]
                 keras.backend.clear_session()
                 step = STEPS[implementation, task](config, batch, length)
                 exported = export_step(step, tag, args.output_dir, args.exact)
@@ -235,7 +248,7 @@ def main() -> None:
                 )
                 count = len(exported["parameters"])
                 print(f"exported {tag}: batch {batch}, {count} parameters", flush=True)
-    with open(os.path.join(args.output_dir, "manifest.json"), "w") as handle:
+    with open(manifest_path, "w") as handle:
         json.dump(manifest, handle, indent=1)
 
 

@@ -130,6 +130,7 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--peak_tflops", type=float, default=989.4, help="bf16 dense, datasheet")
     parser.add_argument("--compile", default="", help="comma list of tags to also torch.compile")
+    parser.add_argument("--skip_eager", action="store_true", help="only the --compile tags")
     parser.add_argument("--results", default="", help="also write the rows here (JSON)")
     return parser.parse_args()
 
@@ -143,12 +144,13 @@ def main() -> None:
         entries = [e for e in json.load(handle) if e["implementation"] == "albert_tf"]
     compiled_tags = set(args.compile.split(","))
     # Eager settings first: torch.compile's minutes of compiling come last.
-    settings = [(entry, False) for entry in entries]
+    settings = [] if args.skip_eager else [(entry, False) for entry in entries]
     settings += [(entry, True) for entry in entries if entry["tag"] in compiled_tags]
     rows = []
     for entry, compiled in settings:
         values = np.load(os.path.join(args.steps_dir, f"{entry['tag']}.npz"))
-        setting = entry["tag"].replace("albert_tf", "hf", 1) + (" compiled" if compiled else "")
+        # The same setting as albert_tf's tag (albert_tf or albert_tf_<form>, then the setting).
+        setting = "hf-" + entry["tag"].split("-", 1)[1] + (" compiled" if compiled else "")
         try:
             seconds, loss = time_setting(entry, values, device, compiled, args.iterations)
         except torch.OutOfMemoryError as error:

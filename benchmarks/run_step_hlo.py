@@ -295,10 +295,11 @@ def _print_table(rows: list[dict], peak: float, gemm: float) -> None:
     for row in rows:
         if row["implementation"] != "albert_tf":
             continue
-        peer = by_tag.get(row["tag"].replace("albert_tf", "keras_hub", 1))
+        name, setting = row["tag"].split("-", 1)  # name: albert_tf, or albert_tf_<form>
+        peer = by_tag.get(f"keras_hub-{setting}")
         if peer:
             ratio = row["sequences_per_second"] / peer["sequences_per_second"]
-            print(f"albert_tf / keras_hub, {row['tag'].split('-', 1)[1]}: {ratio:.2f}x")
+            print(f"{name} / keras_hub, {setting}: {ratio:.2f}x")
 
 
 if __name__ == "__main__":

@@ -120,3 +120,32 @@ def test_inside_a_jit_compiled_function():
     function, args = CASES["layer_norm_bias"]
     compiled = tf.function(function, jit_compile=True)
     np.testing.assert_allclose(compiled(*args), function(*args), atol=1e-6)
+
+
+def _op_input_dtypes(function, args, op_type: str) -> list[tf.DType]:
+    graph = tf.function(function).get_concrete_function(*args).graph
+    return [op.inputs[0].dtype for op in graph.get_operations() if op.type == op_type]
+
+
+def test_plain_ops_keep_a_bfloat16_softmax_in_bfloat16(monkeypatch):
+    """Plain ops (GPUs, TPUs) keep bf16 probabilities for the backward, not float32 ones; the
+    values and gradients stay within bf16 rounding of the float32 kernel's."""
+    scores = tf.cast(SCORES * 4.0, tf.bfloat16)
+    function = CASES["masked_softmax"][0]
+    fused_output, (fused_grad,) = _value_and_grads(function, (scores,))
+    monkeypatch.setenv("ALBERT_TF_FUSED_KERNELS", "0")
+    assert _op_input_dtypes(function, (scores,), "Softmax") == [tf.bfloat16]
+    assert _op_input_dtypes(function, (tf.cast(scores, tf.float16),), "Softmax") == [tf.float32]
+    plain_output, (plain_grad,) = _value_and_grads(function, (scores,))
+    assert plain_output.dtype == tf.bfloat16
+    np.testing.assert_allclose(tf.cast(plain_output, tf.float32), fused_output, atol=1e-2)
+    np.testing.assert_allclose(tf.cast(plain_grad, tf.float32), fused_grad, atol=2e-2, rtol=5e-2)
+
+
+def test_plain_ops_reduce_rows_with_reductions(monkeypatch):
+    """The matmul-with-ones reductions are for XLA's CPU backend; plain ops keep the reduction
+    that every backend fuses."""
+    function, args = CASES["layer_norm_bias"]
+    monkeypatch.setenv("ALBERT_TF_FUSED_KERNELS", "0")
+    assert _op_input_dtypes(function, args, "MatMul") == []
+    assert _op_input_dtypes(function, args, "Mean")
