@@ -250,7 +250,7 @@ def scaled_masked_softmax(
     bfloat16 scores get a bfloat16 softmax (its sums still accumulate in float32): bfloat16
     has float32's exponent range, so the adder and `exp` are safe (float16 keeps float32), and
     the probabilities kept for the backward are half the bytes. On an H100 that made the
-    fine-tuning step of ALBERT-base and -large at length 512 3.3-4.0% faster (docs/gpu.md).
+    fine-tuning step of ALBERT-base and -large at length 512 3.2-3.7% faster (docs/gpu.md).
 
     Example:
     >>> probs = scaled_masked_softmax(tf.zeros((1, 3)), 1.0, tf.constant([0.0, 0, -1e4]))
