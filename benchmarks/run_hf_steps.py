@@ -146,11 +146,15 @@ def main() -> None:
     # Eager settings first: torch.compile's minutes of compiling come last.
     settings = [] if args.skip_eager else [(entry, False) for entry in entries]
     settings += [(entry, True) for entry in entries if entry["tag"] in compiled_tags]
-    rows = []
+    # albert_tf's tag is albert_tf or albert_tf_<form>, then the setting: forms of one setting
+    # (`export_step_hlo.py --form_label`) share a batch, so PyTorch runs it once.
+    named = {}
     for entry, compiled in settings:
-        values = np.load(os.path.join(args.steps_dir, f"{entry['tag']}.npz"))
-        # The same setting as albert_tf's tag (albert_tf or albert_tf_<form>, then the setting).
         setting = "hf-" + entry["tag"].split("-", 1)[1] + (" compiled" if compiled else "")
+        named.setdefault(setting, (entry, compiled))
+    rows = []
+    for setting, (entry, compiled) in named.items():
+        values = np.load(os.path.join(args.steps_dir, f"{entry['tag']}.npz"))
         try:
             seconds, loss = time_setting(entry, values, device, compiled, args.iterations)
         except torch.OutOfMemoryError as error:

@@ -234,9 +234,9 @@ def _row_means(x: tf.Tensor) -> tf.Tensor:
 
 def _column_sums(x: tf.Tensor) -> tf.Tensor:
     """[..., H] -> [H] sums over every leading axis; in the fused kernels a matmul with ones."""
-    if not fused_enabled():
-        return tf.reduce_sum(tf.reshape(x, [-1, x.shape[-1]]), axis=0)
     rows = tf.reshape(x, [-1, x.shape[-1]])
+    if not fused_enabled():
+        return tf.reduce_sum(rows, axis=0)
     return tf.matmul(tf.ones([1, tf.shape(rows)[0]], x.dtype), rows)[0]
 
 
