@@ -32,13 +32,21 @@ def encoder_forward_flops(config: AlbertConfig, seq: int) -> float:
 def classifier_step_flops(config: AlbertConfig, seq: int, cls_only: bool = True) -> float:
     """Matmul FLOPs of one sequence through a classifier's training step (forward + backward).
 
-    `cls_only`: the last block computes its [CLS] row alone (queries, scores, context, output
-    projection, FFN), as `AlbertClassifier` does; keys and values still cover the sequence.
+    `cls_only`: as `AlbertClassifier` computes it. The last block computes its [CLS] row alone
+    (queries, scores, context, output projection, FFN) and forms no keys or values (the query
+    is taken into the input space, per head); the first block's queries, keys and values take
+    the E-wide embeddings through the product of two kernels (its per-step cost, under 0.1% at
+    batch 32, is left out).
     """
-    h, i = config.hidden_size, config.intermediate_size
+    h, e, i = config.hidden_size, config.embedding_size, config.intermediate_size
     full = 3 * (encoder_forward_flops(config, seq) + 2 * h * 2)  # + the 2-class head
-    saved = 3 * 2 * (seq - 1) * (2 * h * h + 2 * h * i + 2 * seq * h)
-    return full - saved if cls_only else full
+    if not cls_only:
+        return full
+    last_rows = (seq - 1) * (2 * h * h + 2 * h * i + 2 * seq * h)
+    last_keys_values = 2 * seq * h * h - (2 * h * h + 2 * config.num_attention_heads * seq * h)
+    last_keys_values += 2 * seq * h  # the one row's scores and context, now per head in H
+    first_query_key_value = 3 * seq * (h - e) * h if config.has_embedding_projection else 0
+    return full - 3 * 2 * (last_rows + last_keys_values + first_query_key_value)
 
 
 def gemm_gflops(rows: int, dtype: str, jit_compile: bool = False, repeats: int = 30) -> float:

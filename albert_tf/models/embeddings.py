@@ -24,6 +24,9 @@ class AlbertEmbeddings(keras.layers.Layer):
       * `layer_norm.gamma`, `layer_norm.beta` [E],
       * `projection.kernel` [E, H], `projection.bias` [H] (when E != H or `use_projection`).
 
+    `project=False` returns the E-wide sum before `projection` (for a first block that takes
+    the projection into its own matmuls).
+
     Example:
     >>> layer = AlbertEmbeddings(vocab_size=100, embedding_size=8, hidden_size=16)
     >>> ids = keras.ops.ones((2, 5), "int32")
@@ -92,7 +95,7 @@ class AlbertEmbeddings(keras.layers.Layer):
             self.projection.build((None, None, self.embedding_size))
         self.built = True
 
-    def call(self, input_word_ids, input_type_ids=None, training=None):
+    def call(self, input_word_ids, input_type_ids=None, training=None, project=True):
         seq_length = input_word_ids.shape[1]
         if seq_length is not None and seq_length > self.max_position_embeddings:
             raise ValueError(
@@ -108,7 +111,7 @@ class AlbertEmbeddings(keras.layers.Layer):
         x = x + ops.expand_dims(self.position_embeddings(positions), 0)
         x = self.layer_norm(x)
         x = self.dropout(x, training=training)
-        if self.projection is not None:
+        if project and self.projection is not None:
             x = self.projection(x)
         return x
 

@@ -25,7 +25,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
     (2, 5, 16)
 
     `query_positions` [B, Q] computes the block's output at those rows only
-    ([B, Q, H]; keys and values still cover the whole sequence).
+    ([B, Q, H]; keys and values still cover the whole sequence). `input_projection` (a Dense
+    E -> H) takes [B, T, E] embeddings in place of `hidden_states` (see `AlbertAttention`).
     """
 
     def __init__(
@@ -84,8 +85,21 @@ class AlbertTransformerBlock(keras.layers.Layer):
             self.ffn.build(hidden_states_shape)
         self.built = True
 
-    def call(self, hidden_states, input_mask=None, query_positions=None, training=None):
-        x = self.attention(hidden_states, input_mask, query_positions, training=training)
+    def call(
+        self,
+        hidden_states,
+        input_mask=None,
+        query_positions=None,
+        training=None,
+        input_projection=None,
+    ):
+        x = self.attention(
+            hidden_states,
+            input_mask,
+            query_positions,
+            training=training,
+            input_projection=input_projection,
+        )
         return self.ffn(x, training=training)
 
     def compute_output_shape(

@@ -94,3 +94,70 @@ def test_config_round_trip():
     clone = keras.saving.deserialize_keras_object(keras.saving.serialize_keras_object(layer))
     assert isinstance(clone, AlbertAttention)
     assert clone.get_config() == layer.get_config()
+
+
+def _count_calls(monkeypatch, *layers) -> list:
+    calls = []
+    for layer in layers:
+        counted = lambda x, call=layer.call, **kw: calls.append(1) or call(x, **kw)  # noqa: E731
+        monkeypatch.setattr(layer, "call", counted)
+    return calls
+
+
+def _loss_and_gradients(variables, forward):
+    import tensorflow as tf
+
+    with tf.GradientTape() as tape:
+        out = forward()
+        loss = tf.reduce_sum(out * tf.range(1.0, 1.0 + out.shape[-1]))
+    return out, tape.gradient(loss, variables)
+
+
+def _assert_same(got, want):
+    np.testing.assert_allclose(got[0], want[0], atol=1e-5)
+    for g, w in zip(got[1], want[1], strict=True):
+        np.testing.assert_allclose(g, w, atol=1e-5)
+
+
+@pytest.mark.parametrize("row", [0, 3])
+def test_one_query_row_forms_no_keys_or_values(monkeypatch, row):
+    """Keys and values are folded into the one query; values and gradients stay the full ones."""
+    layer = AlbertAttention(H, N)
+    x, mask = _inputs()
+    positions = np.full((2, 1), row, "int32")
+    layer(x, mask)
+    variables = layer.trainable_variables
+    want = _loss_and_gradients(variables, lambda: layer(x, mask)[:, row : row + 1])
+    calls = _count_calls(monkeypatch, layer.key, layer.value)
+    got = _loss_and_gradients(variables, lambda: layer(x, mask, positions))
+    assert not calls
+    _assert_same(got, want)
+
+
+def test_one_query_row_with_dropped_probabilities(monkeypatch):
+    """Dropped probabilities no longer sum to 1: the value bias is weighted by their sum."""
+    layer = AlbertAttention(H, N, attention_probs_dropout_prob=0.5)
+    x, mask = _inputs()
+    keep = np.array([2.0, 0.0, 2.0, 2.0, 0.0], "float32")  # the same "dropout" on both paths
+    monkeypatch.setattr(layer.probs_dropout, "call", lambda probs, training=None: probs * keep)
+    full = layer(x, mask, training=True)[:, :1]
+    one = layer(x, mask, np.zeros((2, 1), "int32"), training=True)
+    np.testing.assert_allclose(one, full, atol=1e-5)
+
+
+@pytest.mark.parametrize("positions", [None, np.array([[0, 4, 2], [0, 1, 1]], "int32")])
+def test_input_projection_folds_into_the_query_key_value_kernels(monkeypatch, positions):
+    """E-wide embeddings and their projection give the projected input's output."""
+    layer = AlbertAttention(H, N)
+    projection = keras.layers.Dense(H, bias_initializer="random_normal")
+    embedded = np.random.default_rng(2).normal(size=(2, 5, 8)).astype("float32")
+    _, mask = _inputs()
+    layer(projection(embedded), mask)
+    variables = layer.trainable_variables + projection.trainable_variables
+    want = _loss_and_gradients(variables, lambda: layer(projection(embedded), mask, positions))
+    calls = _count_calls(monkeypatch, layer.key, layer.value)
+    got = _loss_and_gradients(
+        variables, lambda: layer(embedded, mask, positions, input_projection=projection)
+    )
+    assert not calls  # keys and values came from the E-wide embeddings
+    _assert_same(got, want)
