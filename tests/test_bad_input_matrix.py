@@ -597,7 +597,8 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
     selected = {
         item.callspec.params["row"].id
         for item in request.session.items
-        if "row" in getattr(getattr(item, "callspec", None), "params", {})
+        if getattr(item, "module", None) is request.module
+        and "row" in getattr(getattr(item, "callspec", None), "params", {})
     }
     rows = [row for row in ROWS if row.id in selected]
     root = tmp_path_factory.mktemp("matrix")

@@ -119,15 +119,15 @@ def _assert_same(got, want):
         np.testing.assert_allclose(g, w, atol=1e-5)
 
 
-@pytest.mark.parametrize("row", [0, 3])
-def test_one_query_row_forms_no_keys_or_values(monkeypatch, row):
+@pytest.mark.parametrize("query_row", [0, 3])
+def test_one_query_row_forms_no_keys_or_values(monkeypatch, query_row):
     """Keys and values are folded into the one query; values and gradients stay the full ones."""
     layer = AlbertAttention(H, N)
     x, mask = _inputs()
-    positions = np.full((2, 1), row, "int32")
+    positions = np.full((2, 1), query_row, "int32")
     layer(x, mask)
     variables = layer.trainable_variables
-    want = _loss_and_gradients(variables, lambda: layer(x, mask)[:, row : row + 1])
+    want = _loss_and_gradients(variables, lambda: layer(x, mask)[:, query_row : query_row + 1])
     calls = _count_calls(monkeypatch, layer.key, layer.value)
     got = _loss_and_gradients(variables, lambda: layer(x, mask, positions))
     assert not calls
