@@ -303,12 +303,13 @@ def main() -> None:
         {name: counted(name) for name in runners}, args.warmup, args.rounds
     )
     rates = median_rates(seconds, sequences)
-    print(f"\n{'setting':40s} {'seq/s (median)':>15s} {'best round':>11s}")
+    print(f"\n{'setting':40s} {'seq/s (median)':>15s} {'best round':>11s}  every round")
     for name, rate in rates.items():
         best = sequences[name] / min(seconds[name])
         picked = {f"albert_tf {auto} xla=no", f"albert_tf {auto_xla} xla=yes"}
         mark = " *" if name in picked else ""
-        print(f"{name + mark:40s} {rate:15.2f} {best:11.2f}")
+        every = " ".join(f"{sequences[name] / s:.2f}" for s in seconds[name])
+        print(f"{name + mark:40s} {rate:15.2f} {best:11.2f}  {every}")
     _print_ratios(rates)
     _print_roofline(rates, config, args)
     consumed = max((r for n, r in rates.items() if n.startswith("albert_tf")), default=0.0)

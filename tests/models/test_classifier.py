@@ -81,11 +81,15 @@ def test_bad_arguments(tiny_config):
         {},
         {"sharing": "not_shared"},
         dict(num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2),
+        {"num_hidden_layers": 1},  # the first block is the last: both folds in one
+        {"embedding_size": 32},  # E == H: no projection to fold
     ],
-    ids=["all_shared", "not_shared", "groups_and_inner"],
+    ids=["all_shared", "not_shared", "groups_and_inner", "one_layer", "no_projection"],
 )
 def test_cls_only_last_block_equals_the_full_graph(tiny_config, overrides):
-    """`call` computes the last block at [CLS] only; values and gradients are the graph's."""
+    """`call` computes the last block at [CLS] only, forms no keys or values there and takes the
+    first block's input through the embeddings' projection; values and gradients are the
+    graph's."""
     import tensorflow as tf
 
     keras.utils.set_random_seed(0)
