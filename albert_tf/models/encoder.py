@@ -180,7 +180,7 @@ class AlbertEncoder(keras.Model):
         32, but 5% slower for pretraining at batch 8 in float32 on a 2-core Xeon).
         """
         mask = inputs["input_mask"]
-        # The first block takes the E-wide embeddings through its own matmuls (`input_projection`).
+        # Folded, the first block takes the E-wide embeddings through its own matmuls.
         projection = self.embeddings.projection if fold_projection else None
         x = self.embeddings(
             inputs["input_word_ids"],
