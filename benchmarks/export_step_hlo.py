@@ -202,6 +202,7 @@ def _parse_args() -> argparse.Namespace:
         help="put the kernels' form in albert_tf's tags (albert_tf_plain-..., albert_tf_fused-...) "
         "and add to an existing manifest: to compare ALBERT_TF_FUSED_KERNELS=0/1 in one run",
     )
+    parser.add_argument("--label", default="", help="albert_tf's tag label (with --form_label)")
     return parser.parse_args()
 
 
@@ -210,7 +211,7 @@ def main() -> None:
     # The graph TensorFlow builds where it sees a GPU or TPU: plain ops, no CPU kernels
     # (`fused_kernels.fused_enabled`); set the variable to export the other form.
     os.environ.setdefault("ALBERT_TF_FUSED_KERNELS", "0")
-    form = "fused" if fused_kernels.fused_enabled() else "plain"
+    form = args.label or ("fused" if fused_kernels.fused_enabled() else "plain")
     os.makedirs(args.output_dir, exist_ok=True)
     manifest_path = os.path.join(args.output_dir, "manifest.json")
     batches = dict(BATCH_SIZES)

@@ -142,6 +142,26 @@ def test_plain_ops_keep_a_bfloat16_softmax_in_bfloat16(monkeypatch):
     np.testing.assert_allclose(tf.cast(plain_grad, tf.float32), fused_grad, atol=2e-2, rtol=5e-2)
 
 
+def test_plain_ops_keep_a_bfloat16_activation_in_bfloat16(monkeypatch):
+    """Plain ops compute a bf16 bias + GELU in bf16 (no float32 copy of the [tokens,
+    intermediate] activations for XLA to keep), float16 in float32; the values and gradients
+    stay within bf16 rounding of the float32 kernel's."""
+    x, bias = tf.cast(X * 3.0, tf.bfloat16), tf.cast(BIAS, tf.bfloat16)
+    function = CASES["bias_gelu"][0]
+    fused_output, fused_grads = _value_and_grads(function, (x, bias))
+    monkeypatch.setenv("ALBERT_TF_FUSED_KERNELS", "0")
+    assert _op_input_dtypes(function, (x, bias), "Tanh") == [tf.bfloat16]
+    half = (tf.cast(x, tf.float16), tf.cast(bias, tf.float16))
+    assert _op_input_dtypes(function, half, "Tanh") == [tf.float32]
+    plain_output, plain_grads = _value_and_grads(function, (x, bias))
+    assert plain_output.dtype == tf.bfloat16
+    np.testing.assert_allclose(tf.cast(plain_output, tf.float32), fused_output, atol=5e-2)
+    for plain, fused in zip(plain_grads, fused_grads, strict=True):
+        np.testing.assert_allclose(
+            tf.cast(plain, tf.float32), tf.cast(fused, tf.float32), atol=0.1, rtol=5e-2
+        )
+
+
 def test_plain_ops_reduce_rows_with_reductions(monkeypatch):
     """The matmul-with-ones reductions are for XLA's CPU backend; plain ops keep the reduction
     that every backend fuses."""
