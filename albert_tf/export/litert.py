@@ -22,11 +22,11 @@ inputs). Conversion goes Keras -> SavedModel (`export_endpoints`, temporary) ->
 function directly keeps Keras 3 variables as uninitialized resource variables). Every export is
 checked for Flex / unknown custom ops (`litert_ops.check_ops`).
 
-Example (illustration):
-    >>> export_ids_model("/tmp/encoder.tflite", encoder, seq_length=128)  # doctest: +SKIP
-    >>> export_text_model("/tmp/sst2_text_int8.tflite", classifier,  # doctest: +SKIP
-    ...                   "spm.model", seq_length=128, quantization="int8",
-    ...                   outputs=classifier_outputs)
+Illustration (not run):
+    export_ids_model("/tmp/encoder.tflite", encoder, seq_length=128)
+    export_text_model("/tmp/sst2_text_int8.tflite", classifier,
+                      "spm.model", seq_length=128, quantization="int8",
+                      outputs=classifier_outputs)
 """
 
 from __future__ import annotations

@@ -17,9 +17,8 @@ The output directory:
     litert.json   seq_length, do_lower_case, labels, is_pair, the normalization pre-step and,
                   per file, its inputs, outputs, quantization, batch size, bytes and ops
 
-Example (illustration):
-    >>> export_litert("/tmp/sst2_litert", "/tmp/sst2_run", seq_length=128)  # doctest: +SKIP
-    '/tmp/sst2_litert'
+Illustration (not run):
+    export_litert("/tmp/sst2_litert", "/tmp/sst2_run", seq_length=128)  # '/tmp/sst2_litert'
 """
 
 from __future__ import annotations

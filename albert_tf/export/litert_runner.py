@@ -5,10 +5,9 @@ Text-in models need tensorflow-text's custom ops registered with the interpreter
 .SELECT_TFTEXT_OPS)`), and their texts normalized first (`normalize_text`, the pre-step);
 `run_texts` does both and feeds any number of rows through the model's fixed batch.
 
-Example (illustration):
-    >>> model = LiteRtModel("/tmp/sst2/classifier_text_int8_b1.tflite")  # doctest: +SKIP
-    >>> model.run_texts(["a gorgeous film", "dull"])["label_ids"]  # doctest: +SKIP
-    array([1, 0], dtype=int32)
+Illustration (not run):
+    model = LiteRtModel("/tmp/sst2/classifier_text_int8_b1.tflite")
+    model.run_texts(["a gorgeous film", "dull"])["label_ids"]  # array([1, 0], dtype=int32)
 """
 
 from __future__ import annotations

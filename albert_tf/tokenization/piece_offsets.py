@@ -18,11 +18,10 @@ attaches to a word-initial piece ("▁word"); a bare "▁" piece maps to an empt
 
 Literal `[CLS]`/`[SEP]`/`[MASK]` in a context keep their special ids (as in `normalize_text`).
 
-Example:
-    >>> tokenizer = AlbertTokenizer("/tmp/spm.model")  # doctest: +SKIP
-    >>> pieces = encode_with_offsets(tokenizer, "  Café  au lait")  # doctest: +SKIP
-    >>> [("  Café  au lait"[s:e]) for s, e in zip(pieces.starts, pieces.ends)]  # doctest: +SKIP
-    ['Café', 'au', 'lait']
+Illustration (not run):
+    tokenizer = AlbertTokenizer("/tmp/spm.model")
+    pieces = encode_with_offsets(tokenizer, "  Café  au lait")
+    [("  Café  au lait"[s:e]) for s, e in zip(pieces.starts, pieces.ends)]  # ['Café', 'au', 'lait']
 """
 
 from __future__ import annotations

@@ -67,12 +67,11 @@ class ChoiceFeatures(keras.layers.Layer):
         blank_per_underscore: fill the blank as the original does (once per "_").
         **kwargs: `keras.layers.Layer` arguments.
 
-    Example:
-        >>> features = ChoiceFeatures("spm.model", seq_length=32, max_qa_length=8)  # doctest: +SKIP
-        >>> batch = features([tf.constant(["Tom has a cat."]), tf.constant(["Tom has a _."]),
-        ...                   tf.constant([["cat", "dog", ""]])])  # doctest: +SKIP
-        >>> batch["input_word_ids"].shape  # doctest: +SKIP
-        TensorShape([1, 3, 32])
+    Illustration (not run):
+        features = ChoiceFeatures("spm.model", seq_length=32, max_qa_length=8)
+        batch = features([tf.constant(["Tom has a cat."]), tf.constant(["Tom has a _."]),
+                          tf.constant([["cat", "dog", ""]])])
+        batch["input_word_ids"].shape  # TensorShape([1, 3, 32])
     """
 
     def __init__(

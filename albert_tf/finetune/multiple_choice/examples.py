@@ -13,10 +13,10 @@ per option such as Cosmos QA's `answer0..answer3`) and a label (0-based index or
 
 Every problem is a `UserError` naming the file and the line (or article id and question).
 
-Example:
-    >>> examples = read_race("race_plus/dev")  # doctest: +SKIP
-    >>> examples[0].id, examples[0].options[examples[0].label]  # doctest: +SKIP
-    ('00052cc8-0', 'schools used to have no lessons on sleep')
+Illustration (not run):
+    examples = read_race("race_plus/dev")
+    examples[0].id, examples[0].options[examples[0].label]
+    # ('00052cc8-0', 'schools used to have no lessons on sleep')
 """
 
 from __future__ import annotations

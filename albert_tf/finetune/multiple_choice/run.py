@@ -9,10 +9,10 @@ Layout of `output_dir` (besides the shared files of `albert_tf.finetune.training
     predictions/<name>.jsonl     one line per question: id, answer letter, probabilities
     saved_model/                 raw-text SavedModel, signature `choose` (`serving.py`)
 
-Example (illustration):
-    >>> config = MultipleChoiceConfig(task="race", train_file="RACE/train",  # doctest: +SKIP
-    ...                               dev_file="RACE/dev", init_checkpoint="bundle/")
-    >>> run_multiple_choice(config, "/tmp/race")["dev/accuracy"]  # doctest: +SKIP
+Illustration (not run):
+    config = MultipleChoiceConfig(task="race", train_file="RACE/train",
+                                  dev_file="RACE/dev", init_checkpoint="bundle/")
+    run_multiple_choice(config, "/tmp/race")["dev/accuracy"]
 """
 
 from __future__ import annotations

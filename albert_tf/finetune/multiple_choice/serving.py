@@ -16,9 +16,8 @@ SentencePiece and normalization ops):
                                  question=tf.constant(["Tom has a _."]),
                                  options=tf.constant([["cat", "dog", ""]]))["answers"]
 
-Example (illustration):
-    >>> export_multiple_choice("/tmp/race_export", model, features)  # doctest: +SKIP
-    '/tmp/race_export'
+Illustration (not run):
+    export_multiple_choice("/tmp/race_export", model, features)  # '/tmp/race_export'
 """
 
 from __future__ import annotations

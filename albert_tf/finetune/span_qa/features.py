@@ -12,11 +12,10 @@ labelled with the [CLS] position (0, 0).
 Contexts are tokenized once per distinct text (SQuAD asks ~5 questions per paragraph) and
 questions with SentencePiece's batch encoder; `iter_windows` streams, `featurize` stacks.
 
-Example:
-    >>> featurizer = SquadFeaturizer(tokenizer, max_seq_length=384)  # doctest: +SKIP
-    >>> windows = featurizer.featurize(read_squad("dev.json").examples)  # doctest: +SKIP
-    >>> windows.features()["input_word_ids"].shape  # doctest: +SKIP
-    (1701, 384)
+Illustration (not run):
+    featurizer = SquadFeaturizer(tokenizer, max_seq_length=384)
+    windows = featurizer.featurize(read_squad("dev.json").examples)
+    windows.features()["input_word_ids"].shape  # (1701, 384)
 """
 
 from __future__ import annotations

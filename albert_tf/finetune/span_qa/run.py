@@ -18,10 +18,10 @@ answers (best F1; `<stem>/best_f1_thresh`), stored in `task.json` and used for i
 predictions and the SavedModel, unless `--null_score_diff_threshold` is given. A v1.1 file
 predicted by a v2 run is answered and scored without no-answers (every question has one).
 
-Example (illustration):
-    >>> config = SquadConfig(train_file="train.json", predict_file="dev.json",  # doctest: +SKIP
-    ...                      version_2_with_negative=True, init_checkpoint="bundle/")
-    >>> run_squad(config, "/tmp/squad")["dev/f1"]  # doctest: +SKIP
+Illustration (not run):
+    config = SquadConfig(train_file="train.json", predict_file="dev.json",
+                         version_2_with_negative=True, init_checkpoint="bundle/")
+    run_squad(config, "/tmp/squad")["dev/f1"]
 """
 
 from __future__ import annotations

@@ -18,9 +18,8 @@ Loading needs `tensorflow` and `tensorflow_text` only:
     qa = tf.saved_model.load(export_dir)
     qa.signatures["answer"](question=tf.constant(["Who?"]), context=tf.constant(["Ann ran."]))
 
-Example (illustration):
-    >>> export_span_qa("/tmp/squad_export", model, featurizer)  # doctest: +SKIP
-    '/tmp/squad_export'
+Illustration (not run):
+    export_span_qa("/tmp/squad_export", model, featurizer)  # '/tmp/squad_export'
 """
 
 from __future__ import annotations

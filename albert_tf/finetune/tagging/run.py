@@ -12,10 +12,10 @@ Layout of `output_dir` (besides the shared files of `albert_tf.finetune.training
     predictions/test.conll   the same for the test file (`word predicted` if it has no tags)
     saved_model/             `tag(text)` / `tag_words(words, num_words)` (`export_tagger`)
 
-Example (illustration):
-    >>> config = TaggingConfig(data_dir="wnut17", train_file="wnut17train.conll",  # doctest: +SKIP
-    ...                        dev_file="emerging.dev.conll", init_checkpoint="bundle/")
-    >>> run_tagging(config, "/tmp/wnut17")["dev/f1"]  # doctest: +SKIP
+Illustration (not run):
+    config = TaggingConfig(data_dir="wnut17", train_file="wnut17train.conll",
+                           dev_file="emerging.dev.conll", init_checkpoint="bundle/")
+    run_tagging(config, "/tmp/wnut17")["dev/f1"]
 """
 
 from __future__ import annotations
