@@ -55,17 +55,24 @@ def hlo_instructions(text: str) -> dict[str, str]:
     return instructions
 
 
-def matching_module(kernel_names: list[str], hlo_dir: str) -> tuple[str, dict[str, str]]:
-    """The dumped module whose instructions name the most of the trace's kernels."""
-    best, best_hits, best_text = "", -1, ""
-    for path in glob.glob(os.path.join(hlo_dir, "*after_optimizations.txt")):
+def matching_module(kernel_names: list[str], hlo_dir: str) -> tuple[str, str, dict[str, str]]:
+    """(path, text, instructions) of the dumped module naming the most of the trace's kernels."""
+    paths = glob.glob(os.path.join(hlo_dir, "*after_optimizations.txt"))
+    if not paths:
+        raise SystemExit(
+            f"{hlo_dir}: no *after_optimizations.txt; unpack optimized_hlo.tgz of a "
+            "run_gpu_steps.sh run with DUMP_HLO=1 there"
+        )
+    best = ("", "", {})
+    best_hits = -1
+    for path in paths:
         with open(path) as handle:
             text = handle.read()
         names = hlo_instructions(text)
         hits = sum(name in names for name in kernel_names)
         if hits > best_hits:
-            best, best_hits, best_text = path, hits, text
-    return best, best_text
+            best, best_hits = (path, text, names), hits
+    return best
 
 
 def describe(instruction: str, computations: dict[str, str]) -> str:
@@ -89,8 +96,9 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=30)
     args = parser.parse_args()
     kernels = device_kernels(args.trace)
-    module, text = matching_module(list(kernels), args.hlo_dir)
-    instructions = hlo_instructions(text)
+    if not kernels:
+        raise SystemExit(f"{args.trace}: no GPU kernel events; is it a run_step_hlo.py trace?")
+    module, text, instructions = matching_module(list(kernels), args.hlo_dir)
     computations = {m.group(1): m.group(2) for m in COMPUTATION.finditer(text)}
     total = sum(micros for _, micros in kernels.values()) / args.steps
     print(f"{args.trace}: {total / 1e3:.1f} ms of device time per step; HLO: {module}")

@@ -95,6 +95,13 @@ def xla_fused(
     return call
 
 
+def _plain_bfloat16(x: tf.Tensor) -> bool:
+    """Whether `x` is computed in bfloat16: plain ops (GPUs, TPUs) keep bfloat16 chains in
+    bfloat16 (float32's exponent range; sums still accumulate in float32), where the CPU
+    kernels compute them in float32."""
+    return not fused_enabled() and x.dtype == tf.bfloat16
+
+
 def bias_activation(x: tf.Tensor, bias: tf.Tensor | None, activation: str) -> tf.Tensor:
     """`activation(x + bias)` in float32 as one kernel, in `x`'s dtype (`bias` may be None).
 
@@ -111,7 +118,7 @@ def bias_activation(x: tf.Tensor, bias: tf.Tensor | None, activation: str) -> tf
     >>> [round(v, 4) for v in out.numpy()[0].tolist()]
     [0.8412, 0.0]
     """
-    if not fused_enabled() and x.dtype == tf.bfloat16:
+    if _plain_bfloat16(x):
         return activation_math(activation)(x if bias is None else x + tf.cast(bias, x.dtype))
     if bias is None:
         return _activation_kernel(activation)(x)
@@ -264,7 +271,7 @@ def scaled_masked_softmax(
     >>> [round(v, 3) for v in probs.numpy()[0].tolist()]
     [0.5, 0.5, 0.0]
     """
-    if not fused_enabled() and scores.dtype == tf.bfloat16:
+    if _plain_bfloat16(scores):
         logits = scores * tf.cast(scale, scores.dtype)
         if adder is not None:
             logits += tf.cast(tf.stop_gradient(adder), scores.dtype)
