@@ -9,4 +9,5 @@ python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 .venv/bin/ruff check albert_tf scripts tests benchmarks
 # Every docstring example runs (the others are marked "Illustration (not run)"); ~20 s.
 .venv/bin/python -m pytest -q -p no:xdist --doctest-modules albert_tf
-.venv/bin/python -m pytest -q -n 2 --durations=15 tests "$@"
+# loadgroup: the tests of each expensive fixture share a worker (tests/xdist_groups.py).
+.venv/bin/python -m pytest -q -n 2 --dist loadgroup --durations=15 tests "$@"

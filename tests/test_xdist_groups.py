@@ -1,0 +1,85 @@
+"""Tests for tests/xdist_groups.py: each expensive fixture is built once per suite run."""
+
+from __future__ import annotations
+
+import collections
+import os
+import subprocess
+import sys
+import textwrap
+
+from tests.conftest import REPO_ROOT
+from tests.xdist_groups import group_of
+
+# A fixture named like one of the suite's builds, counting its builds and the workers it ran on.
+CONFTEST = """
+import os, pytest
+from tests.xdist_groups import pytest_collection_modifyitems
+
+def log(kind, name):
+    with open(os.environ["GROUPS_LOG"], "a") as f:
+        f.write(f"{kind} {name} {os.environ.get('PYTEST_XDIST_WORKER', 'none')}\\n")
+
+@pytest.fixture(scope="session")
+def finetuned_run():
+    log("build", "finetuned_run")
+
+@pytest.fixture(scope="module")
+def served():
+    log("build", "served")
+"""
+TESTS = {
+    "test_a.py": "finetuned_run",
+    "test_b.py": "finetuned_run",
+    "test_c.py": "served",
+    "test_d.py": "tmp_path",
+}
+
+
+def _test_module(fixture: str) -> str:
+    return textwrap.dedent(
+        f"""
+        import time, pytest
+        from conftest import log
+
+        @pytest.mark.parametrize("i", range(4))
+        def test_it(i, {fixture}, request):
+            time.sleep(0.2)  # long enough for both workers to take tests
+            log("run", "{fixture}")
+        """
+    )
+
+
+def test_group_of_prefers_the_session_build_then_the_module():
+    assert group_of(["tmp_path", "finetuned_run", "served"], "tests/x.py") == "finetuned_run"
+    assert group_of(["tmp_path", "served"], "tests/x.py") == "tests/x.py"
+    assert group_of(["tmp_path", "tiny_model_file"], "tests/x.py") is None
+
+
+def test_loadgroup_builds_each_fixture_once_and_still_spreads_the_rest(tmp_path):
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    for name, fixture in TESTS.items():
+        (tmp_path / name).write_text(_test_module(fixture))
+    log = tmp_path / "groups.log"
+    env = dict(os.environ, GROUPS_LOG=str(log), PYTHONPATH=str(REPO_ROOT))
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup"]
+        + ["-p", "no:cacheprovider", str(tmp_path)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    workers = collections.defaultdict(list)
+    for line in log.read_text().splitlines():
+        kind, name, worker = line.split()
+        workers[kind, name].append(worker)
+    # Built once each: under plain `--dist load` (or pytest 9.2, whose node ids pytest-xdist
+    # 3.8 cannot suffix with the group) each is usually built on both workers.
+    assert len(workers["build", "finetuned_run"]) == 1
+    assert len(workers["build", "served"]) == 1
+    for name, count in (("finetuned_run", 8), ("served", 4)):
+        assert workers["run", name] == workers["build", name] * count
+    ran_on = {worker for (kind, _), names in workers.items() if kind == "run" for worker in names}
+    assert ran_on == {"gw0", "gw1"}  # Still in parallel.

@@ -1,0 +1,51 @@
+"""Keeps the tests of each expensive fixture on one xdist worker, so it is built once per run.
+
+`scripts/test.sh` runs the suite with `-n 2 --dist loadgroup`: tests marked
+`xdist_group(name)` go to one worker together, the rest are spread test by test. A session
+or module fixture is built once per worker that runs a test needing it, so without the
+group a 70 s fixture is often built twice. `tests/conftest.py` imports the hook below.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+# Session fixtures that take seconds to build (setup time on 2 cores), grouped by name: all
+# their tests, in whatever folder, share one worker.
+SESSION_BUILDS = (
+    "two_cell_experiment",  # ~70 s: two pretraining cells and a downstream column
+    "choice_run",  # ~30 s: multiple-choice fine-tuning and export
+    "squad_run",  # ~20 s: span QA fine-tuning and export
+    "finetuned_run",  # ~20 s: classification fine-tuning and export
+    "tagging_run",  # ~20 s: tagging fine-tuning and export
+)
+# Module fixtures that take seconds to build, grouped by module: the module stays on one worker.
+MODULE_BUILDS = (
+    "full_run",  # test_pretrain.py: a 6-step pretraining run
+    "train",  # test_pretrain_step.py: a compiled pretraining step
+    "sm_export_dir",  # test_saved_model.py: a pretrainer export
+    "exports",  # test_tf1_loaders.py: every kind of export
+    "inputs",  # test_bad_input_matrix.py: records, configs and a checkpoint to corrupt
+    "served",  # test_serving_hostile_inputs.py (two of them): a loaded SavedModel
+    "pretrainer_file",  # test_kill_during_writes.py: a saved pretrainer
+    "script_workdir",  # test_saved_model_script.py: a pretraining run to export
+    "converted_dir",  # test_hf_classifier_serving.py: a converted Hugging Face classifier
+)
+
+
+def group_of(fixturenames: list[str], module: str) -> str | None:
+    """The xdist group of a test that needs `fixturenames` (their closure), or None."""
+    session = [name for name in SESSION_BUILDS if name in fixturenames]
+    if session:
+        return session[0]  # One group per test; a test needing two such builds is rare.
+    if any(name in fixturenames for name in MODULE_BUILDS):
+        return module
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)  # Before pytest-xdist reads the marks into the node ids.
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        group = group_of(getattr(item, "fixturenames", []), item.nodeid.split("::")[0])
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
