@@ -12,7 +12,10 @@ import pytest
 os.environ.setdefault("ALBERT_TF_AUTO_PRECISION", "float32")
 
 from albert_tf.tokenization.train import train_sentencepiece
-from tests.xdist_groups import pytest_collection_modifyitems  # noqa: F401 (the hook)
+from tests.xdist_groups import (  # noqa: F401 (hooks)
+    pytest_collection_modifyitems,
+    pytest_configure,
+)
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"

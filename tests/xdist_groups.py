@@ -3,7 +3,7 @@
 `scripts/test.sh` runs the suite with `-n 2 --dist loadgroup`: tests marked
 `xdist_group(name)` go to one worker together, the rest are spread test by test. A session
 or module fixture is built once per worker that runs a test needing it, so without the
-group a 70 s fixture is often built twice. `tests/conftest.py` imports the hook below.
+group a 70 s fixture is often built twice. `tests/conftest.py` imports the hooks below.
 """
 
 from __future__ import annotations
@@ -41,6 +41,11 @@ def group_of(fixturenames: list[str], module: str) -> str | None:
     if any(name in fixturenames for name in MODULE_BUILDS):
         return module
     return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist registers the mark; this keeps `-p no:xdist` runs free of unknown-mark noise.
+    config.addinivalue_line("markers", "xdist_group(name): run on one xdist worker.")
 
 
 @pytest.hookimpl(tryfirst=True)  # Before pytest-xdist reads the marks into the node ids.
