@@ -43,7 +43,7 @@ def _test_module(fixture: str) -> str:
         from conftest import log
 
         @pytest.mark.parametrize("i", range(4))
-        def test_it(i, {fixture}, request):
+        def test_it(i, {fixture}):
             time.sleep(0.2)  # long enough for both workers to take tests
             log("run", "{fixture}")
         """

@@ -35,12 +35,11 @@ MODULE_BUILDS = (
 
 def group_of(fixturenames: list[str], module: str) -> str | None:
     """The xdist group of a test that needs `fixturenames` (their closure), or None."""
-    session = [name for name in SESSION_BUILDS if name in fixturenames]
-    if session:
-        return session[0]  # One group per test; a test needing two such builds is rare.
-    if any(name in fixturenames for name in MODULE_BUILDS):
+    # One group per test: the first session build it needs (needing two is rare), else its module.
+    session = next((name for name in SESSION_BUILDS if name in fixturenames), None)
+    if session is None and any(name in fixturenames for name in MODULE_BUILDS):
         return module
-    return None
+    return session
 
 
 def pytest_configure(config: pytest.Config) -> None:
