@@ -12,6 +12,7 @@ import pytest
 os.environ.setdefault("ALBERT_TF_AUTO_PRECISION", "float32")
 
 from albert_tf.tokenization.train import train_sentencepiece
+from tests.seeding import pytest_runtest_setup  # noqa: F401 (hook)
 from tests.xdist_groups import (  # noqa: F401 (hooks)
     pytest_collection_modifyitems,
     pytest_configure,
