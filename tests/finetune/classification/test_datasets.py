@@ -64,9 +64,10 @@ def test_xla_fit_runs_on_bucketed_batches(tiny_model_file, tiny_config):
     examples = _examples()
     features = AlbertTextFeatures(tiny_model_file, 64)
     dataset = make_dataset(examples, features, batch_size=8, training=True, bucket_width=32)
-    # The shuffle order follows the global seed other tests may set, so which bucket fills
-    # first varies. One epoch's worth of batches holds both widths whatever the order; train on
-    # one batch of each (each new width compiles the step again, ~5-10 s on 2 cores).
+    # Which bucket fills first follows the shuffle, hence the global seed (with another seed
+    # the first three batches were one width in 9 of 30 tries). One epoch's worth of batches
+    # holds both widths in any order; train on one batch of each (each new width compiles the
+    # step again, ~5-10 s on 2 cores).
     one_per_width = {
         batch["input_word_ids"].shape[1]: (batch, labels)
         for batch, labels in dataset.take(len(examples) // 8)
