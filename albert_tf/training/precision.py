@@ -12,7 +12,8 @@ So on a CPU:
   interleaved, a few hundred milliseconds in all, compiled the way the run will be (with or
   without XLA: on a Xeon with AMX, oneDNN ran the bf16 GEMM at 672 GFLOP/s on AMX tiles while
   XLA's own bf16 dot ran at 24), and bf16 wins only when it is at least `_BF16_MARGIN` faster.
-  The result is cached per machine (CPU model, flags, core count, TensorFlow version, XLA)
+  The result is cached per machine (CPU model, flags, core count, TensorFlow version, XLA,
+  and the oneDNN settings that pick kernels: `TF_ENABLE_ONEDNN_OPTS`, `ONEDNN_MAX_CPU_ISA`, ...)
   in `$XDG_CACHE_HOME/albert_tf/precision_probe-*.json`, so later runs decide at once.
   `ALBERT_TF_PRECISION_PROBE=0` skips the probe (float32 unless AMX);
   `ALBERT_TF_AUTO_PRECISION=<policy>` makes `auto` mean that policy (the test suite sets
@@ -175,9 +176,30 @@ def _cpuinfo_field(name: str) -> str:
     return ""
 
 
+# Settings that change which GEMM kernels run, read when TensorFlow loads oneDNN. On an AMX
+# Xeon the probe read bf16 509 vs float32 144 GFLOP/s by default, 127 vs 173 with
+# ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 and 146 vs 182 with TF_ENABLE_ONEDNN_OPTS=0: a choice
+# cached under one setting is wrong under another.
+_KERNEL_ENV = (
+    "TF_ENABLE_ONEDNN_OPTS",
+    "ONEDNN_MAX_CPU_ISA",
+    "DNNL_MAX_CPU_ISA",
+    "ONEDNN_DEFAULT_FPMATH_MODE",
+    "TF_SET_ONEDNN_FPMATH_MODE",
+)
+
+
 def _probe_cache_path(flags: set[str], jit_compile: bool) -> str:
+    kernels = {name: os.environ[name] for name in _KERNEL_ENV if name in os.environ}
     machine = json.dumps(
-        [_cpuinfo_field("model name"), sorted(flags), os.cpu_count(), tf.__version__, jit_compile]
+        [
+            _cpuinfo_field("model name"),
+            sorted(flags),
+            os.cpu_count(),
+            tf.__version__,
+            jit_compile,
+            kernels,
+        ]
     )
     key = hashlib.sha256(machine.encode()).hexdigest()[:16]
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")

@@ -56,6 +56,24 @@ def test_probe_result_is_cached_per_machine(fresh, monkeypatch):
     assert resolve_precision("auto") == "mixed_bfloat16"
 
 
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("TF_ENABLE_ONEDNN_OPTS", "0"), ("ONEDNN_MAX_CPU_ISA", "AVX512_CORE_BF16")],
+)
+def test_kernel_settings_are_probed_and_cached_apart(fresh, monkeypatch, name, value):
+    # On an AMX Xeon either setting turned the probe's bf16 win (509 vs 144 GFLOP/s) into a
+    # loss (146 vs 182, 127 vs 173): a cached choice must not carry over.
+    monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(precision, "cpu_flags", lambda: {"avx512_bf16", "amx_bf16"})
+    monkeypatch.setattr(precision, "probe_gemm_gflops", lambda jit_compile: (144.0, 509.0))
+    assert resolve_precision("auto") == "mixed_bfloat16"
+    precision.cpu_precision_choice.cache_clear()
+    monkeypatch.setenv(name, value)
+    monkeypatch.setattr(precision, "probe_gemm_gflops", lambda jit_compile: (173.0, 127.0))
+    assert resolve_precision("auto") == "float32"
+    assert len(list((fresh / "albert_tf").glob("precision_probe-*.json"))) == 2
+
+
 def test_probe_can_be_disabled(fresh, monkeypatch):
     monkeypatch.setenv("ALBERT_TF_PRECISION_PROBE", "0")
     monkeypatch.setattr(precision, "probe_gemm_gflops", pytest.fail)
