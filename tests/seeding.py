@@ -12,9 +12,14 @@ import pytest
 SEED = 0
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item | None) -> None:
-    """Seeds Python, NumPy, TensorFlow and Keras before the test and the fixtures it builds."""
+def reseed() -> None:
+    """Seeds Python, NumPy, TensorFlow and Keras."""
     import keras
 
     keras.utils.set_random_seed(SEED)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Reseeds before the test and the fixtures it builds."""
+    reseed()

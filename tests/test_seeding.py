@@ -4,7 +4,7 @@ import random
 
 import numpy as np
 
-from tests.seeding import pytest_runtest_setup
+from tests.seeding import pytest_runtest_setup, reseed
 
 
 def _draws() -> list[float]:
@@ -24,11 +24,11 @@ def _draws() -> list[float]:
 
 
 def test_each_test_starts_from_the_same_draws():
-    pytest_runtest_setup(None)
+    reseed()
     first = _draws()
     # Every generator moves on: what an earlier test on the same worker leaves behind.
     assert all(a != b for a, b in zip(_draws(), first, strict=True))
-    pytest_runtest_setup(None)
+    reseed()
     assert _draws() == first
 
 
