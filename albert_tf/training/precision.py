@@ -31,6 +31,7 @@ import time
 import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_write_text
+from albert_tf.config_fields import check_choice
 from albert_tf.errors import UserError
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
@@ -55,8 +56,7 @@ def resolve_precision(
     >>> resolve_precision("auto") in ("float32", "mixed_bfloat16")
     True
     """
-    if precision not in PRECISIONS:
-        raise UserError(f"precision={precision!r}; choose one of {PRECISIONS}.")
+    check_choice("precision", precision, PRECISIONS)
     if precision != "auto":
         return precision
     forced = os.environ.get("ALBERT_TF_AUTO_PRECISION")

@@ -6,6 +6,7 @@ import dataclasses
 import json
 from typing import Any
 
+from albert_tf.config_fields import check_choices, check_range, option
 from albert_tf.data.masking import MaskingOptions
 from albert_tf.errors import UserError
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
@@ -30,54 +31,64 @@ class PretrainConfig:
     'mixed_bfloat16'
     """
 
-    input_file: str = ""
-    albert_config_file: str = ""
-    eval_file: str = ""
-    init_checkpoint: str = ""
-    do_train: bool = True
-    do_eval: bool = False
-    train_batch_size: int = 4096
-    eval_batch_size: int = 64
-    max_seq_length: int = 512
-    max_predictions_per_seq: int = 20
-    optimizer: str = "lamb"
-    learning_rate: float = 0.00176
-    num_train_steps: int = 125_000
-    num_warmup_steps: int = 3125
-    weight_decay: float = 0.01
-    clip_norm: float = 1.0
-    save_checkpoints_steps: int = 5000
-    keep_checkpoint_max: int = 5
-    max_eval_steps: int = 100
-    log_every_steps: int = 100
-    strategy: str = "one_device"
-    tpu: str = ""
-    # "auto": float32 on CPUs without AMX, mixed_bfloat16 on TPU, Ampere+ GPU, AMX CPU.
-    precision: str = "auto"
-    jit_compile: bool = False
-    steps_per_execution: int = 1
-    gradient_accumulation_steps: int = 1
-    seed: int = 12345
-    shuffle_buffer_size: int = 10_000
-    # Re-draw the whole-word n-gram masks every time a training record is read,
-    # masking `masked_lm_prob` of the pieces in n-grams of up to `ngram` words (the
-    # data builder's defaults); eval keeps the records' masks.
-    dynamic_masking: bool = False
-    masked_lm_prob: float = 0.15
-    ngram: int = 3
-    # Weight of the sentence-order (or NSP) loss in the total; 0.0 trains MLM only
-    # (the paper's Table 5 "None" row); the head is then left untrained.
-    sentence_order_loss_weight: float = 1.0
+    input_file: str = option("", "TFRecord glob patterns for training, comma-separated.")
+    albert_config_file: str = option(
+        "", "The model's albert_config.json, or a preset name (e.g. albert_base)."
+    )
+    eval_file: str = option("", "TFRecord glob patterns for evaluation, comma-separated.")
+    init_checkpoint: str = option(
+        "",
+        "Start from: a pretraining checkpoint (dir or prefix; encoder and heads) or an "
+        "encoder.keras file (encoder only). Ignored when output_dir already has a checkpoint.",
+    )
+    do_train: bool = option(True, "Train.")
+    do_eval: bool = option(False, "Evaluate at every checkpoint and at the end; keep best/.")
+    train_batch_size: int = option(4096, "Global examples per optimizer update.")
+    eval_batch_size: int = option(64, "Global examples per eval step.")
+    max_seq_length: int = option(512, "Sequence length of the records.")
+    max_predictions_per_seq: int = option(20, "Masked positions per record.")
+    optimizer: str = option("lamb", "Optimizer.", choices=OPTIMIZER_NAMES)
+    learning_rate: float = option(0.00176, "Peak learning rate.")
+    num_train_steps: int = option(125_000, "Optimizer updates.")
+    num_warmup_steps: int = option(3125, "Linear warmup steps.")
+    weight_decay: float = option(0.01, "Decoupled weight decay (not on LayerNorm and bias).")
+    clip_norm: float = option(1.0, "Global gradient norm clip.")
+    save_checkpoints_steps: int = option(5000, "Steps between checkpoints.")
+    keep_checkpoint_max: int = option(5, "Checkpoints kept.")
+    max_eval_steps: int = option(100, "Eval batches at most.")
+    log_every_steps: int = option(100, "Steps between log lines and summaries.")
+    strategy: str = option("one_device", "Distribution strategy.", choices=STRATEGIES)
+    tpu: str = option("", "TPU name or grpc:// address (--strategy=tpu).")
+    precision: str = option(
+        "auto",
+        "Compute precision (auto: mixed_bfloat16 where it measures faster than float32: TPUs, "
+        "Ampere+ GPUs, CPUs whose bf16 matmuls win; else float32).",
+        choices=PRECISIONS,
+    )
+    jit_compile: bool = option(False, "Compile the train step with XLA.")
+    steps_per_execution: int = option(1, "Train steps per tf.function call.")
+    gradient_accumulation_steps: int = option(
+        1, "Micro-batches per update (same math, less memory)."
+    )
+    seed: int = option(12345, "Seeds the initial weights and the data order.")
+    shuffle_buffer_size: int = option(10_000, "Training records in the shuffle buffer.")
+    dynamic_masking: bool = option(
+        False,
+        "Re-draw the whole-word n-gram masks each time a training record is read (needs "
+        "token_boundary in the records); eval keeps the records' masks.",
+    )
+    masked_lm_prob: float = option(
+        0.15, "With --dynamic_masking: share of the pieces to mask (then capped)."
+    )
+    ngram: int = option(3, "With --dynamic_masking: longest masked n-gram, in words.")
+    sentence_order_loss_weight: float = option(
+        1.0,
+        "Weight of the sentence-order (or NSP) loss; 0 trains MLM only (the paper's Table 5 "
+        "'None' row; the head stays untrained).",
+    )
 
     def __post_init__(self) -> None:
-        choices = {
-            "optimizer": OPTIMIZER_NAMES,
-            "strategy": STRATEGIES,
-            "precision": PRECISIONS,
-        }
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                raise UserError(f"{name}={getattr(self, name)!r}; choose one of {allowed}.")
+        check_choices(self)
         for name in (
             "train_batch_size",
             "eval_batch_size",
@@ -91,17 +102,11 @@ class PretrainConfig:
             "steps_per_execution",
             "gradient_accumulation_steps",
         ):
-            if getattr(self, name) < 1:
-                raise UserError(f"{name} must be >= 1, got {getattr(self, name)}.")
-        if self.num_warmup_steps < 0:
-            raise UserError(f"num_warmup_steps must be >= 0, got {self.num_warmup_steps}.")
-        if not 0.0 < self.masked_lm_prob <= 1.0:
-            raise UserError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
+            check_range(name, getattr(self, name), low=1)
+        check_range("num_warmup_steps", self.num_warmup_steps, low=0)
+        check_range("masked_lm_prob", self.masked_lm_prob, 0.0, 1.0, low_open=True, high_open=False)
         self.masking_options()  # checks ngram
-        if self.sentence_order_loss_weight < 0:
-            raise ValueError(
-                f"sentence_order_loss_weight must be >= 0, got {self.sentence_order_loss_weight}."
-            )
+        check_range("sentence_order_loss_weight", self.sentence_order_loss_weight, low=0)
         if not self.albert_config_file:
             raise UserError("albert_config_file is required (the model's albert_config.json).")
         if self.do_train and not self.input_file:

@@ -116,7 +116,7 @@ def test_holdout_splits_by_article(race_dirs, choice_config):
 
 
 def test_config_errors(choice_config):
-    with pytest.raises(ValueError, match="max_qa_length 30 must be in"):
+    with pytest.raises(ValueError, match=r"max_qa_length must be in \[1, 29\] .*got 30"):
         choice_config.replace(max_qa_length=30)
     with pytest.raises(ValueError, match="pass one of --dev_file and --holdout_fraction"):
         choice_config.replace(holdout_fraction=0.2)
