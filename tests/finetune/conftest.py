@@ -72,7 +72,7 @@ def tiny_run_config(sentiment_dir, tiny_config_file, tiny_model_file) -> Classif
 @pytest.fixture(scope="session")
 def finetuned_run(tmp_path_factory, tiny_run_config):
     """One tiny SST-2-shaped fine-tuning run with export: (output_dir, results)."""
-    from albert_tf.finetune.classification.run import run_classifier
+    from albert_tf.finetune.classification.task import run_classifier
 
     output_dir = str(tmp_path_factory.mktemp("finetuned"))
     return output_dir, run_classifier(tiny_run_config.replace(export_saved_model=True), output_dir)

@@ -28,9 +28,8 @@ from collections.abc import Sequence
 
 import tensorflow as tf
 
-from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.frozen_weights import frozen_inference
-from albert_tf.export.serving_weights import serving_copy
+from albert_tf.export.endpoints import Endpoints
+from albert_tf.export.task_export import Predict, export_task_model
 from albert_tf.finetune.trim_padding import cut_to_longest
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
@@ -40,16 +39,13 @@ _TEXT_SPEC = tf.TensorSpec([None], tf.string)
 
 
 def classifier_endpoints(
-    model: AlbertClassifier,
+    predict: Predict,
     text_features: AlbertTextFeatures,
     labels: Sequence[str] | None,
     is_pair: bool = False,
-) -> dict:
+) -> Endpoints:
     """Signature name -> (function, input signature) of the module docstring."""
-    if labels is not None and len(labels) != model.num_outputs:
-        raise ValueError(f"{len(labels)} labels for a model with {model.num_outputs} outputs.")
     label_names = tf.constant(list(labels)) if labels is not None else None
-    predict = frozen_inference(model)
 
     def outputs(features: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         # Short texts need not pay for `max_seq_length`: cut the padding no row needs.
@@ -83,6 +79,13 @@ def classifier_endpoints(
     return endpoints
 
 
+def built_text_features(text_features: AlbertTextFeatures, is_pair: bool) -> AlbertTextFeatures:
+    """`text_features`, built (export needs built layers) on a tiny input."""
+    texts = tf.constant([""])
+    text_features([texts, texts] if is_pair else texts)
+    return text_features
+
+
 def export_classifier(
     export_dir: str,
     model: AlbertClassifier,
@@ -104,13 +107,12 @@ def export_classifier(
     Returns:
         `export_dir`.
     """
-    model = serving_copy(model)
-    endpoints = classifier_endpoints(model, text_features, labels, is_pair)
-    _build(text_features, is_pair)
-    return export_endpoints(export_dir, endpoints, [text_features], overwrite, frozen=[model])
-
-
-def _build(text_features: AlbertTextFeatures, is_pair: bool) -> None:
-    """Builds the featurizer (export needs built layers) on a tiny input."""
-    texts = tf.constant([""])
-    text_features([texts, texts] if is_pair else texts)
+    if labels is not None and len(labels) != model.num_outputs:
+        raise ValueError(f"{len(labels)} labels for a model with {model.num_outputs} outputs.")
+    return export_task_model(
+        export_dir,
+        model,
+        lambda predict: classifier_endpoints(predict, text_features, labels, is_pair),
+        [built_text_features(text_features, is_pair)],
+        overwrite,
+    )

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.frozen_weights import frozen_inference
-from albert_tf.export.serving_weights import serving_copy
+from albert_tf.export.endpoints import Endpoints
+from albert_tf.export.task_export import Predict, export_task_model
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 
@@ -36,9 +35,8 @@ _TEXT_SPEC = tf.TensorSpec([None], tf.string)
 _OPTIONS_SPEC = tf.TensorSpec([None, None], tf.string)
 
 
-def multiple_choice_endpoints(model: AlbertMultipleChoice, features: ChoiceFeatures) -> dict:
+def multiple_choice_endpoints(predict: Predict, features: ChoiceFeatures) -> Endpoints:
     """Signature name -> (function, input signature) of the module docstring."""
-    predict = frozen_inference(model)
 
     def outputs(packed: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         logits = tf.cast(predict(packed), tf.float32)
@@ -68,6 +66,13 @@ def multiple_choice_endpoints(model: AlbertMultipleChoice, features: ChoiceFeatu
     }
 
 
+def built_choice_features(features: ChoiceFeatures) -> ChoiceFeatures:
+    """`features`, built (export needs built layers) on a tiny input."""
+    texts = tf.constant([""])
+    features([texts, texts, tf.constant([["a"]])])
+    return features
+
+
 def export_multiple_choice(
     export_dir: str,
     model: AlbertMultipleChoice,
@@ -75,8 +80,10 @@ def export_multiple_choice(
     overwrite: bool = False,
 ) -> str:
     """Saves the SavedModel (written under a temporary name, renamed when complete)."""
-    model = serving_copy(model)
-    endpoints = multiple_choice_endpoints(model, features)
-    texts = tf.constant([""])
-    features([texts, texts, tf.constant([["a"]])])  # Export needs built layers.
-    return export_endpoints(export_dir, endpoints, [features], overwrite, frozen=[model])
+    return export_task_model(
+        export_dir,
+        model,
+        lambda predict: multiple_choice_endpoints(predict, features),
+        [built_choice_features(features)],
+        overwrite,
+    )

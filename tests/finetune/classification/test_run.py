@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
-from albert_tf.finetune.classification.run import run_classifier
+from albert_tf.finetune.classification.task import run_classifier
 from albert_tf.finetune.training import plan_steps
 from tests.finetune.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH, write_lines
 
@@ -79,7 +79,7 @@ def test_vocabulary_mismatch_is_a_clear_error(tmp_path, tiny_run_config, tiny_co
 
 
 def test_eval_without_a_finetuned_model_is_a_clear_error(tmp_path, tiny_run_config):
-    with pytest.raises(ValueError, match="no fine-tuned model.keras, .*run with --do_train"):
+    with pytest.raises(ValueError, match="no task.json, .*run with --do_train"):
         run_classifier(tiny_run_config.replace(do_train=False), str(tmp_path))
 
 

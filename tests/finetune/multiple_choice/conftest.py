@@ -78,7 +78,7 @@ def choice_config(race_dirs, tiny_config_file, tiny_model_file) -> MultipleChoic
 @pytest.fixture(scope="session")
 def choice_run(tmp_path_factory, choice_config):
     """One tiny RACE run with export: (output_dir, results)."""
-    from albert_tf.finetune.multiple_choice.run import run_multiple_choice
+    from albert_tf.finetune.multiple_choice.task import run_multiple_choice
 
     output_dir = str(tmp_path_factory.mktemp("choice_run"))
     return output_dir, run_multiple_choice(

@@ -15,7 +15,7 @@ import tensorflow as tf
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.finetune.multiple_choice.datasets import padded_options
 from albert_tf.finetune.multiple_choice.examples import read_race
-from albert_tf.finetune.multiple_choice.run import run_multiple_choice
+from albert_tf.finetune.multiple_choice.task import run_multiple_choice
 from tests.finetune.multiple_choice.conftest import ARTICLES, race_article
 
 
@@ -104,15 +104,16 @@ def test_bad_dev_file_is_found_before_training(tmp_path, choice_config):
 
 
 def test_holdout_splits_by_article(race_dirs, choice_config):
-    from albert_tf.finetune.multiple_choice.run import read_data
+    from albert_tf.finetune.multiple_choice.task import MultipleChoiceTask
 
-    data = read_data(choice_config.replace(dev_file="", holdout_fraction=0.3, do_predict=False))
-    train_groups = {e.group for e in data["train"]}
-    dev_groups = {e.group for e in data["dev"]}
+    config = choice_config.replace(dev_file="", holdout_fraction=0.3, do_predict=False)
+    data = MultipleChoiceTask(config).read_inputs(None)
+    train_groups = {e.group for e in data.train}
+    dev_groups = {e.group for e in data.dev}
     assert dev_groups and train_groups and not train_groups & dev_groups
-    assert len(data["train"]) + len(data["dev"]) == 16
-    again = read_data(choice_config.replace(dev_file="", holdout_fraction=0.3, do_predict=False))
-    assert [e.id for e in again["dev"]] == [e.id for e in data["dev"]]
+    assert len(data.train) + len(data.dev) == 16
+    again = MultipleChoiceTask(config).read_inputs(None)
+    assert [e.id for e in again.dev] == [e.id for e in data.dev]
 
 
 def test_config_errors(choice_config):

@@ -87,7 +87,7 @@ def tiny_squad_config(squad_slices, tiny_config_file, tiny_model_file) -> SquadC
 @pytest.fixture(scope="session")
 def squad_run(tmp_path_factory, tiny_squad_config):
     """One tiny SQuAD v2 run with predictions and export: (output_dir, results)."""
-    from albert_tf.finetune.span_qa.run import run_squad
+    from albert_tf.finetune.span_qa.task import run_squad
 
     output_dir = str(tmp_path_factory.mktemp("squad_run"))
     return output_dir, run_squad(tiny_squad_config, output_dir)

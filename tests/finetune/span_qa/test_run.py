@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.span_qa.examples import read_squad
-from albert_tf.finetune.span_qa.run import run_squad
+from albert_tf.finetune.span_qa.task import run_squad
 from tests.conftest import REPO_ROOT
 from tests.finetune.span_qa.conftest import squad_json, write_json
 

@@ -65,7 +65,7 @@ def tagging_config(tagging_dir, tiny_config_file, tiny_model_file) -> TaggingCon
 @pytest.fixture(scope="session")
 def tagging_run(tmp_path_factory, tagging_config):
     """One tiny fine-tuning run with export: (output_dir, results)."""
-    from albert_tf.finetune.tagging.run import run_tagging
+    from albert_tf.finetune.tagging.task import run_tagging
 
     output_dir = str(tmp_path_factory.mktemp("tagged"))
     return output_dir, run_tagging(tagging_config.replace(export_saved_model=True), output_dir)

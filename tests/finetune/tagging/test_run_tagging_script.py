@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from albert_tf.errors import UserError
-from albert_tf.finetune.tagging.run import run_tagging
+from albert_tf.finetune.tagging.task import run_tagging
 from tests.conftest import REPO_ROOT
 from tests.finetune.conftest import write_lines
 from tests.finetune.tagging.conftest import SEQ_LENGTH
