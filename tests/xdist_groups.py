@@ -30,6 +30,7 @@ MODULE_BUILDS = (
     "pretrainer_file",  # test_kill_during_writes.py: a saved pretrainer
     "script_workdir",  # test_saved_model_script.py: a pretraining run to export
     "converted_dir",  # test_hf_classifier_serving.py: a converted Hugging Face classifier
+    "digit_run",  # test_toy_family.py: the toy task family trained and exported
 )
 
 

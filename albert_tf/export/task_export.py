@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import keras
+import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints, export_endpoints
 from albert_tf.export.frozen_weights import frozen_inference
@@ -26,6 +27,19 @@ from albert_tf.export.serving_weights import serving_copy
 
 # The model's forward pass: features -> outputs (its weights as graph constants).
 Predict = Callable[[Any], Any]
+
+
+def choice_outputs(logits: tf.Tensor, names: tf.Tensor, kind: str) -> dict[str, tf.Tensor]:
+    """A choice among classes or options: `logits` (float32), their softmax `probabilities`,
+    the best one's id `<kind>_ids` and its name `<kind>s` (`names`: a string per id)."""
+    logits = tf.cast(logits, tf.float32)
+    ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
+    return {
+        "logits": logits,
+        "probabilities": tf.nn.softmax(logits, axis=-1),
+        f"{kind}_ids": ids,
+        f"{kind}s": tf.gather(names, ids),
+    }
 
 
 def export_task_model(

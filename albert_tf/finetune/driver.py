@@ -18,10 +18,8 @@ Layout of `output_dir` (families add their prediction files):
     eval_results.json, logs/eval                              the scores of `evaluate`
     saved_model/                                              the family's signatures
 
-Illustration (not run):
-    from albert_tf.finetune.classification.task import ClassificationConfig
-    config = ClassificationConfig(task="rte", data_dir="glue/RTE", init_checkpoint="bundle/")
-    run_finetuning(config, "/tmp/rte")["dev/accuracy"]
+Illustration (not run; importing a family's `task` module registers the family):
+    run_finetuning(TaggingConfig(data_dir="wnut17", init_checkpoint="bundle/"), "/tmp/ner")
 """
 
 from __future__ import annotations
@@ -72,12 +70,6 @@ def run_finetuning(config: FinetuneConfig, output_dir: str) -> dict[str, Any]:
             or the sequence length, no finished run to evaluate, a run of another family.
     """
     task = family_for_config(config)(config)
-    with output_lock(output_dir, directory=True):  # One job per output directory.
-        return _run(task, output_dir)
-
-
-def _run(task: FinetuneTask, output_dir: str) -> dict[str, Any]:
-    config = task.config
     if config.bucket_width and not task.bucketing:
         raise UserError(
             f"--bucket_width does not apply to the {task.name} task family (its inputs are not "
@@ -85,6 +77,12 @@ def _run(task: FinetuneTask, output_dir: str) -> dict[str, Any]:
             where="--bucket_width",
             fix="leave it out",
         )
+    with output_lock(output_dir, directory=True):  # One job per output directory.
+        return _run(task, output_dir)
+
+
+def _run(task: FinetuneTask, output_dir: str) -> dict[str, Any]:
+    config = task.config
     keras.utils.set_random_seed(config.seed)
     strategy = create_strategy(config.strategy, config.tpu or None)
     precision = resolve_precision(config.precision, strategy, config.jit_compile)
@@ -93,7 +91,7 @@ def _run(task: FinetuneTask, output_dir: str) -> dict[str, Any]:
     with strategy.scope():
         if config.do_train:
             pretrained = load_finetuning_encoder(config, precision)
-            info, spm_model_file = task.task_info(inputs, pretrained), pretrained.spm_model_file
+            info, spm_model_file = task.new_info(inputs, pretrained), pretrained.spm_model_file
         else:
             info, spm_model_file = saved, run_spm_file(output_dir)
         task.check(inputs, info)

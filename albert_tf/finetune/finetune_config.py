@@ -17,20 +17,17 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-from typing import Any
 
-from albert_tf.config_fields import check_choices, check_range, option
+from albert_tf.config_fields import check_range, option
 from albert_tf.errors import UserError
-from albert_tf.training.optimizers import OPTIMIZER_NAMES
-from albert_tf.training.precision import PRECISIONS
-from albert_tf.training.strategy import STRATEGIES
+from albert_tf.training.training_config import TrainingConfig
 
 
 @dataclasses.dataclass(frozen=True)
-class FinetuneConfig:
-    """Settings shared by every task family; defaults are the original ALBERT GLUE recipe's shape.
+class FinetuneConfig(TrainingConfig):
+    """Settings shared by every task family (`TrainingConfig`'s optimization and execution,
+    plus the model, the data and the steps); defaults are the original ALBERT GLUE recipe's.
 
     AdamW, 10% linear warmup then linear decay to 0, weight decay 0.01 (not on LayerNorm and
     bias), gradients clipped to norm 1.0, dropout 0.1 before the task head. A pretrained
@@ -61,16 +58,9 @@ class FinetuneConfig:
     # -- data --
     data_dir: str = option("", "Directory of the data files (file names without a directory).")
     max_train_examples: int = option(0, "Train on the first N examples only (0: all).")
-    # -- optimization --
-    optimizer: str = option("adamw", "adamw or lamb.", choices=OPTIMIZER_NAMES)
-    learning_rate: float = option(3e-5, "Peak learning rate.")
+    # -- optimization (and execution: `TrainingConfig`) --
     num_train_epochs: float = option(3.0, "Epochs (may be fractional).")
     warmup_proportion: float = option(0.1, "Fraction of the steps spent in linear warmup.")
-    weight_decay: float = option(0.01, "Weight decay (not on LayerNorm and bias).")
-    clip_norm: float = option(1.0, "Global gradient norm clip (0: none).")
-    train_batch_size: int = option(32, "Global training batch size.")
-    eval_batch_size: int = option(64, "Evaluation / prediction batch size.")
-    seed: int = option(12345, "Random seed (initial head weights, data order, dropout).")
     # -- what to do --
     do_train: bool = option(True, "Fine-tune.", flag_default=False)
     do_eval: bool = option(True, "Evaluate on the dev data.", flag_default=False)
@@ -78,17 +68,6 @@ class FinetuneConfig:
     export_saved_model: bool = option(
         False, "Export a raw-text SavedModel into output_dir/saved_model.", flag_default=False
     )
-    # -- execution --
-    strategy: str = option("one_device", "Distribution strategy.", choices=STRATEGIES)
-    tpu: str = option("", "TPU name or address (--strategy=tpu).")
-    precision: str = option(
-        "auto",
-        "Compute precision (auto: mixed_bfloat16 where it measures faster than float32: TPUs, "
-        "Ampere+ GPUs, CPUs whose bf16 matmuls win; else float32).",
-        choices=PRECISIONS,
-    )
-    jit_compile: bool = option(False, "Compile the train step with XLA.")
-    steps_per_execution: int = option(1, "Train steps per tf.function call.")
     bucket_width: int = option(
         0,
         "Group training examples by length and pad each batch only to the next multiple of "
@@ -96,12 +75,9 @@ class FinetuneConfig:
     )
 
     def __post_init__(self) -> None:
-        check_choices(self)
-        for name in ("train_batch_size", "eval_batch_size", "steps_per_execution"):
-            check_range(name, getattr(self, name), low=0, low_open=True)
+        super().__post_init__()
         check_range("max_seq_length", self.max_seq_length, low=3, why="[CLS] and [SEP]s")
-        for name in ("learning_rate", "num_train_epochs"):
-            check_range(name, getattr(self, name), low=0, low_open=True)
+        check_range("num_train_epochs", self.num_train_epochs, low=0, low_open=True)
         for name in ("warmup_proportion", "dropout_rate"):
             check_range(name, getattr(self, name), low=0.0, high=1.0)
         for name in ("bucket_width", "max_train_examples"):
@@ -117,9 +93,3 @@ class FinetuneConfig:
         if not file_name or os.path.dirname(file_name) or not self.data_dir:
             return file_name
         return os.path.join(self.data_dir, file_name)
-
-    def replace(self, **changes: Any) -> FinetuneConfig:
-        return dataclasses.replace(self, **changes)
-
-    def to_json_string(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True) + "\n"

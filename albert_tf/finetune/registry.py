@@ -1,9 +1,10 @@
 """The task families the driver knows, by name and by config class.
 
-A family registers itself where it is defined (`@register_family` on its `FinetuneTask`
-subclass), so importing it is enough: `run_finetuning(config, ...)` then finds it by the type
-of `config`. The built-in families register in their `task.py` (`albert_tf.finetune.
-classification.task`, ...), which their scripts and public functions import.
+A family registers itself where it is defined: a `FinetuneTask` subclass given a name
+(`class TaggingTask(FinetuneTask, name="tagging", ...)`) calls `register_family`, so importing
+it is enough, and `run_finetuning(config, ...)` then finds it by the type of `config`. The
+built-in families are defined in their `task.py` (`albert_tf.finetune.classification.task`,
+...), which their scripts and public functions import.
 
 Example:
     >>> import albert_tf.finetune.tagging.task
@@ -13,16 +14,18 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from albert_tf.config_fields import check_choice
-from albert_tf.finetune.task import FinetuneTask
+
+if TYPE_CHECKING:  # The families' base class registers them: no import back at run time.
+    from albert_tf.finetune.task import FinetuneTask
 
 _FAMILIES: dict[str, type[FinetuneTask]] = {}
 
 
 def register_family(family: type[FinetuneTask]) -> type[FinetuneTask]:
-    """Registers `family` under `family.name` (a class decorator)."""
+    """Registers `family` under `family.name` (`FinetuneTask` subclasses with a name do)."""
     for attribute in ("name", "config_class", "info_class"):
         if not hasattr(family, attribute):
             raise TypeError(f"task family {family.__name__} has no {attribute}")

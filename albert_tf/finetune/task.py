@@ -8,15 +8,20 @@ training (the optimizer recipe, resumable `fit`, checkpoints, scalars), writing 
 what is its own, as the methods of a `FinetuneTask` subclass:
 
     read_inputs(saved)              read and check the files the asked steps need
-    task_info(inputs, pretrained)   its typed `task.json` (a `TaskInfo` subclass) for a new run
+    info_values(inputs)             what its typed `task.json` (a `TaskInfo` subclass) holds
+                                    besides the config's same-named fields
     check(inputs, info)             inputs and a run's info agree (tags, labels, versions)
     featurizer(spm_model_file, info), build_model(encoder, info, dtype)
     training_data(run), loss(info), metrics(info)
     evaluate(run), predict(run)     scores (and prediction files) as a flat dict
     serving_signatures(run, predict), serving_layers(run)
 
-and registers it (`albert_tf.finetune.registry.register_family`). `docs/adding_a_task_family.md`
-walks through a small one.
+A subclass that names itself registers itself (`albert_tf.finetune.registry`):
+
+    class TaggingTask(FinetuneTask, name="tagging", config_class=TaggingConfig,
+                      info_class=TaggingInfo): ...
+
+`docs/adding_a_task_family.md` walks through a small one.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ from albert_tf.export.task_export import Predict
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.pretrained_encoder import PretrainedEncoder
+from albert_tf.finetune.registry import register_family
 from albert_tf.models.encoder import AlbertEncoder
 
 # The `task.json` key naming the family that wrote it (runs from before it have none).
@@ -157,10 +163,10 @@ class FinetuneRun:
 class FinetuneTask(abc.ABC):
     """A task family on the driver; see the module docstring for what to implement.
 
-    Class attributes:
+    Class attributes (the first three given as class keywords, which register the family):
         name: the registry name, also written to `task.json`.
         config_class: its `FinetuneConfig` subclass (the script's flags come from it).
-        info_class: its `TaskInfo` subclass (its `task.json`).
+        info_class: its `TaskInfo` subclass (its `task.json`); default `TaskInfo`.
         bucketing: whether `--bucket_width` applies: its training features are packed texts
             whose `input_mask` says their length (labels shaped like `input_mask`, one per
             position, are cut with them).
@@ -170,6 +176,18 @@ class FinetuneTask(abc.ABC):
     config_class: ClassVar[type[FinetuneConfig]]
     info_class: ClassVar[type[TaskInfo]]
     bucketing: ClassVar[bool] = True
+
+    def __init_subclass__(
+        cls,
+        name: str | None = None,
+        config_class: type[FinetuneConfig] | None = None,
+        info_class: type[TaskInfo] = TaskInfo,
+        **kwargs: Any,
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if name is not None:
+            cls.name, cls.config_class, cls.info_class = name, config_class, info_class
+            register_family(cls)
 
     def __init__(self, config: FinetuneConfig):
         if not isinstance(config, self.config_class):
@@ -191,9 +209,18 @@ class FinetuneTask(abc.ABC):
         """Reads and checks every file the asked steps need (`saved`: a finished run's info,
         None when training a new one). Nothing is written yet: raise `UserError` freely."""
 
+    def new_info(self, inputs: TaskInputs, pretrained: PretrainedEncoder) -> TaskInfo:
+        """The info of a new run: its fields named like the config's come from the config,
+        `do_lower_case` from the encoder's tokenizer, the rest from `info_values`."""
+        names = [field.name for field in dataclasses.fields(self.info_class)]
+        values = {name: getattr(self.config, name) for name in names if hasattr(self.config, name)}
+        values["do_lower_case"] = pretrained.do_lower_case
+        return self.info_class(**{**values, **self.info_values(inputs)})
+
     @abc.abstractmethod
-    def task_info(self, inputs: TaskInputs, pretrained: PretrainedEncoder) -> TaskInfo:
-        """The info of a new run (labels found in the training data, the encoder's casing)."""
+    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+        """The new run's info values that are not the config's: `task`, and what the training
+        data says (labels, a baseline), under the info's field names."""
 
     def check(self, inputs: TaskInputs, info: TaskInfo) -> None:  # noqa: B027 - optional step
         """Raises a `UserError` where `inputs` or this config disagree with the run's `info`."""

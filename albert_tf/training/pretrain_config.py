@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-from typing import Any
 
-from albert_tf.config_fields import check_choices, check_range, option
+from albert_tf.config_fields import check_range, option
 from albert_tf.data.masking import MaskingOptions
 from albert_tf.errors import UserError
-from albert_tf.training.optimizers import OPTIMIZER_NAMES
-from albert_tf.training.precision import PRECISIONS
-from albert_tf.training.strategy import STRATEGIES
+from albert_tf.training.training_config import TrainingConfig
 
 
 @dataclasses.dataclass(frozen=True)
-class PretrainConfig:
-    """Settings of `train_and_evaluate`; names follow the original flags.
+class PretrainConfig(TrainingConfig):
+    """Settings of `train_and_evaluate` (`TrainingConfig` plus the data, the model and the
+    schedule); names follow the original flags.
 
     Batch sizes are *global*: `train_batch_size` examples per optimizer update
     over all replicas and workers (the paper's batch size, the one the learning
@@ -31,6 +28,9 @@ class PretrainConfig:
     'mixed_bfloat16'
     """
 
+    train_batch_size: int = 4096
+    optimizer: str = "lamb"
+    learning_rate: float = 0.00176
     input_file: str = option("", "TFRecord glob patterns for training, comma-separated.")
     albert_config_file: str = option(
         "", "The model's albert_config.json, or a preset name (e.g. albert_base)."
@@ -43,34 +43,17 @@ class PretrainConfig:
     )
     do_train: bool = option(True, "Train.")
     do_eval: bool = option(False, "Evaluate at every checkpoint and at the end; keep best/.")
-    train_batch_size: int = option(4096, "Global examples per optimizer update.")
-    eval_batch_size: int = option(64, "Global examples per eval step.")
     max_seq_length: int = option(512, "Sequence length of the records.")
     max_predictions_per_seq: int = option(20, "Masked positions per record.")
-    optimizer: str = option("lamb", "Optimizer.", choices=OPTIMIZER_NAMES)
-    learning_rate: float = option(0.00176, "Peak learning rate.")
     num_train_steps: int = option(125_000, "Optimizer updates.")
     num_warmup_steps: int = option(3125, "Linear warmup steps.")
-    weight_decay: float = option(0.01, "Decoupled weight decay (not on LayerNorm and bias).")
-    clip_norm: float = option(1.0, "Global gradient norm clip.")
     save_checkpoints_steps: int = option(5000, "Steps between checkpoints.")
     keep_checkpoint_max: int = option(5, "Checkpoints kept.")
     max_eval_steps: int = option(100, "Eval batches at most.")
     log_every_steps: int = option(100, "Steps between log lines and summaries.")
-    strategy: str = option("one_device", "Distribution strategy.", choices=STRATEGIES)
-    tpu: str = option("", "TPU name or grpc:// address (--strategy=tpu).")
-    precision: str = option(
-        "auto",
-        "Compute precision (auto: mixed_bfloat16 where it measures faster than float32: TPUs, "
-        "Ampere+ GPUs, CPUs whose bf16 matmuls win; else float32).",
-        choices=PRECISIONS,
-    )
-    jit_compile: bool = option(False, "Compile the train step with XLA.")
-    steps_per_execution: int = option(1, "Train steps per tf.function call.")
     gradient_accumulation_steps: int = option(
         1, "Micro-batches per update (same math, less memory)."
     )
-    seed: int = option(12345, "Seeds the initial weights and the data order.")
     shuffle_buffer_size: int = option(10_000, "Training records in the shuffle buffer.")
     dynamic_masking: bool = option(
         False,
@@ -88,10 +71,8 @@ class PretrainConfig:
     )
 
     def __post_init__(self) -> None:
-        check_choices(self)
+        super().__post_init__()
         for name in (
-            "train_batch_size",
-            "eval_batch_size",
             "max_seq_length",
             "max_predictions_per_seq",
             "num_train_steps",
@@ -99,7 +80,6 @@ class PretrainConfig:
             "keep_checkpoint_max",
             "max_eval_steps",
             "log_every_steps",
-            "steps_per_execution",
             "gradient_accumulation_steps",
         ):
             check_range(name, getattr(self, name), low=1)
@@ -126,9 +106,3 @@ class PretrainConfig:
             masked_lm_prob=self.masked_lm_prob,
             ngram=self.ngram,
         )
-
-    def replace(self, **changes: Any) -> PretrainConfig:
-        return dataclasses.replace(self, **changes)
-
-    def to_json_string(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True) + "\n"

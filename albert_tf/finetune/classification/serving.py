@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints
-from albert_tf.export.task_export import Predict, export_task_model
+from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
 from albert_tf.finetune.trim_padding import cut_to_longest
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
@@ -53,13 +53,7 @@ def classifier_endpoints(
         logits = tf.cast(predict(features), tf.float32)
         if label_names is None:
             return {"logits": logits, "scores": logits[:, 0]}
-        label_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return {
-            "logits": logits,
-            "probabilities": tf.nn.softmax(logits, axis=-1),
-            "label_ids": label_ids,
-            "labels": tf.gather(label_names, label_ids),
-        }
+        return choice_outputs(logits, label_names, "label")
 
     def serve(input_word_ids, input_mask, input_type_ids):
         ids = {"input_word_ids": input_word_ids, "input_mask": input_mask}

@@ -43,7 +43,6 @@ from albert_tf.finetune.classification.tasks import (
 )
 from albert_tf.finetune.datasets import evaluation_batches
 from albert_tf.finetune.driver import run_finetuning
-from albert_tf.finetune.registry import register_family
 from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
@@ -63,13 +62,13 @@ class ClassificationInfo(TaskInfo):
         return 1 if self.labels is None else len(self.labels)
 
 
-@register_family
-class ClassificationTask(FinetuneTask):
+class ClassificationTask(
+    FinetuneTask,
+    name="classification",
+    config_class=ClassificationConfig,
+    info_class=ClassificationInfo,
+):
     """Sentence (pair) classification and regression (see the module docstring)."""
-
-    name = "classification"
-    config_class = ClassificationConfig
-    info_class = ClassificationInfo
 
     def read_inputs(self, saved: ClassificationInfo | None) -> TaskInputs:
         config = self.config
@@ -94,17 +93,9 @@ class ClassificationTask(FinetuneTask):
             ]
         return inputs
 
-    def task_info(self, inputs: TaskInputs, pretrained) -> ClassificationInfo:
-        spec = self.spec
-        return ClassificationInfo(
-            task=spec.name,
-            max_seq_length=self.config.max_seq_length,
-            do_lower_case=pretrained.do_lower_case,
-            problem=spec.problem,
-            labels=spec.labels,
-            metrics=spec.metrics,
-            is_pair=spec.is_pair,
-        )
+    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+        fields = ("problem", "labels", "metrics", "is_pair")
+        return {"task": self.spec.name, **{name: getattr(self.spec, name) for name in fields}}
 
     def check(self, inputs: TaskInputs, info: ClassificationInfo) -> None:
         if self.spec.labels is not None and info.labels != self.spec.labels:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints
-from albert_tf.export.task_export import Predict, export_task_model
+from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 
@@ -39,14 +39,7 @@ def multiple_choice_endpoints(predict: Predict, features: ChoiceFeatures) -> End
     """Signature name -> (function, input signature) of the module docstring."""
 
     def outputs(packed: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-        logits = tf.cast(predict(packed), tf.float32)
-        answer_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return {
-            "logits": logits,
-            "probabilities": tf.nn.softmax(logits, axis=-1),
-            "answer_ids": answer_ids,
-            "answers": tf.gather(_LETTERS, answer_ids),
-        }
+        return choice_outputs(predict(packed), _LETTERS, "answer")
 
     def serve(input_word_ids, input_mask, input_type_ids):
         return outputs(

@@ -47,7 +47,6 @@ from albert_tf.finetune.multiple_choice.serving import (
     built_choice_features,
     multiple_choice_endpoints,
 )
-from albert_tf.finetune.registry import register_family
 from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 
@@ -64,13 +63,13 @@ class MultipleChoiceInfo(TaskInfo):
     baseline_answer: int
 
 
-@register_family
-class MultipleChoiceTask(FinetuneTask):
+class MultipleChoiceTask(
+    FinetuneTask,
+    name="multiple_choice",
+    config_class=MultipleChoiceConfig,
+    info_class=MultipleChoiceInfo,
+):
     """Multiple choice (see the module docstring)."""
-
-    name = "multiple_choice"
-    config_class = MultipleChoiceConfig
-    info_class = MultipleChoiceInfo
 
     def read_inputs(self, saved: MultipleChoiceInfo | None) -> TaskInputs:
         """`train`, `dev`, `test` questions, as far as the config asks for them (all checked)."""
@@ -128,16 +127,9 @@ class MultipleChoiceTask(FinetuneTask):
         )
         return read_generic(path, columns, labeled)
 
-    def task_info(self, inputs: TaskInputs, pretrained) -> MultipleChoiceInfo:
-        config = self.config
-        return MultipleChoiceInfo(
-            task=config.task,
-            max_seq_length=config.max_seq_length,
-            do_lower_case=pretrained.do_lower_case,
-            max_qa_length=config.max_qa_length,
-            blank_per_underscore=config.blank_per_underscore,
-            baseline_answer=most_frequent_answer([e.label for e in inputs.train]),
-        )
+    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+        # The task ("race" or "generic") and the encoding's settings are the config's.
+        return {"baseline_answer": most_frequent_answer([e.label for e in inputs.train])}
 
     def featurizer(self, spm_model_file: str, info: MultipleChoiceInfo) -> ChoiceFeatures:
         return ChoiceFeatures(

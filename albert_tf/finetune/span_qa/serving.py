@@ -106,14 +106,14 @@ def best_spans_tf(logits, in_context, max_answer_length: int):
 def span_qa_endpoints(
     predict: Predict,
     tokenizer_layer: AlbertTextTokenizer,
-    seq_length: int,
-    doc_stride: int,
-    max_query_length: int,
+    featurizer: SquadFeaturizer,
     max_answer_length: int = 30,
     with_null: bool = False,
     null_score_diff_threshold: float = 0.0,
 ) -> Endpoints:
-    """Signature name -> (function, input signature) of the module docstring."""
+    """Signature name -> (function, input signature) of the module docstring; the windows are
+    `featurizer`'s (`max_seq_length`, `doc_stride`, `max_query_length`)."""
+    seq_length, max_query_length = featurizer.max_seq_length, featurizer.max_query_length
 
     def answer(question, context):
         question_ids = tokenizer_layer(question)[:, :max_query_length]
@@ -121,7 +121,7 @@ def span_qa_endpoints(
             context, tokenizer_layer._sentencepiece, tokenizer_layer.do_lower_case
         )
         features, in_context, starts, ends, example = windows_tf(
-            question_ids, context_ids, char_starts, char_ends, seq_length, doc_stride
+            question_ids, context_ids, char_starts, char_ends, seq_length, featurizer.doc_stride
         )
         logits = tf.cast(predict(features), tf.float32)
         score, first, last, null = best_spans_tf(logits, in_context, max_answer_length)
@@ -189,14 +189,7 @@ def export_span_qa(
         export_dir,
         model,
         lambda predict: span_qa_endpoints(
-            predict,
-            layer,
-            featurizer.max_seq_length,
-            featurizer.doc_stride,
-            featurizer.max_query_length,
-            max_answer_length,
-            with_null,
-            float(null_score_diff_threshold),
+            predict, layer, featurizer, max_answer_length, with_null, null_score_diff_threshold
         ),
         [layer],
         overwrite,

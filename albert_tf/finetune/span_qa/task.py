@@ -38,7 +38,6 @@ from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.finetune.datasets import evaluation_batches
 from albert_tf.finetune.driver import run_finetuning
-from albert_tf.finetune.registry import register_family
 from albert_tf.finetune.span_qa.decoding import Predictions, decode
 from albert_tf.finetune.span_qa.examples import SquadData, read_squad
 from albert_tf.finetune.span_qa.features import SquadFeaturizer, SquadWindows
@@ -63,13 +62,8 @@ class SquadInfo(TaskInfo):
     null_score_diff_threshold: float | None = None
 
 
-@register_family
-class SquadTask(FinetuneTask):
+class SquadTask(FinetuneTask, name="span_qa", config_class=SquadConfig, info_class=SquadInfo):
     """Extractive QA (see the module docstring)."""
-
-    name = "span_qa"
-    config_class = SquadConfig
-    info_class = SquadInfo
 
     def evaluates(self) -> bool:
         # Every predict file is predicted and, with gold answers, scored: one step.
@@ -93,17 +87,8 @@ class SquadTask(FinetuneTask):
             inputs.dev = [(_stem(path), read_squad(path, v2)) for path in config.predict_files]
         return inputs
 
-    def task_info(self, inputs: TaskInputs, pretrained) -> SquadInfo:
-        config = self.config
-        return SquadInfo(
-            task="squad",
-            max_seq_length=config.max_seq_length,
-            do_lower_case=pretrained.do_lower_case,
-            version_2_with_negative=config.version_2_with_negative,
-            doc_stride=config.doc_stride,
-            max_query_length=config.max_query_length,
-            null_score_diff_threshold=config.null_score_diff_threshold,
-        )
+    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+        return {"task": "squad"}  # The rest is the config's (lengths, version, threshold).
 
     def check(self, inputs: TaskInputs, info: SquadInfo) -> None:
         if info.task != "squad":
@@ -194,16 +179,13 @@ class SquadTask(FinetuneTask):
         return results
 
     def serving_signatures(self, run: FinetuneRun, predict):
-        featurizer, info = run.featurizer, run.info
         return span_qa_endpoints(
             predict,
             self._tokenizer_layer(run),
-            featurizer.max_seq_length,
-            featurizer.doc_stride,
-            featurizer.max_query_length,
+            run.featurizer,
             self.config.max_answer_length,
-            info.version_2_with_negative,
-            float(self.threshold(info)),
+            run.info.version_2_with_negative,
+            self.threshold(run.info),
         )
 
     def serving_layers(self, run: FinetuneRun) -> list:

@@ -29,7 +29,6 @@ import keras
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.finetune.driver import run_finetuning
-from albert_tf.finetune.registry import register_family
 from albert_tf.finetune.tagging.baseline import most_frequent_tags, predict_most_frequent
 from albert_tf.finetune.tagging.conlleval import conlleval
 from albert_tf.finetune.tagging.datasets import predict_tag_ids, training_windows
@@ -52,13 +51,8 @@ class TaggingInfo(TaskInfo):
     label_all_pieces: bool
 
 
-@register_family
-class TaggingTask(FinetuneTask):
+class TaggingTask(FinetuneTask, name="tagging", config_class=TaggingConfig, info_class=TaggingInfo):
     """Token classification (see the module docstring)."""
-
-    name = "tagging"
-    config_class = TaggingConfig
-    info_class = TaggingInfo
 
     def read_inputs(self, saved: TaggingInfo | None) -> TaskInputs:
         config, inputs = self.config, TaskInputs()
@@ -83,16 +77,12 @@ class TaggingTask(FinetuneTask):
             labeled=labeled,
         )
 
-    def task_info(self, inputs: TaskInputs, pretrained) -> TaggingInfo:
-        config = self.config
-        return TaggingInfo(
-            task="tagging",
-            max_seq_length=config.max_seq_length,
-            do_lower_case=pretrained.do_lower_case,
-            labels=tuple(config.labels) or tag_set(inputs.train),
-            tag_scheme=canonical_scheme(config.tag_scheme),
-            label_all_pieces=config.label_all_pieces,
-        )
+    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+        return {
+            "task": "tagging",
+            "labels": tuple(self.config.labels) or tag_set(inputs.train),
+            "tag_scheme": canonical_scheme(self.config.tag_scheme),
+        }
 
     def check(self, inputs: TaskInputs, info: TaggingInfo) -> None:
         """Training and dev tags must be among the run's (a `UserError` at file and line); a

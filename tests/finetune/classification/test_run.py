@@ -11,7 +11,8 @@ import pytest
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from albert_tf.finetune.classification.task import run_classifier
 from albert_tf.finetune.training import plan_steps
-from tests.finetune.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH, write_lines
+from tests.finetune.classification.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH
+from tests.finetune.conftest import write_lines
 
 
 def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
