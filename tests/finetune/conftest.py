@@ -51,7 +51,8 @@ def finished_run(tmp_path_factory, config, name: str) -> tuple[str, dict[str, An
     return output_dir, run_finetuning(config, output_dir)
 
 
-def write_lines(path: pathlib.Path, lines: list[str]) -> str:
+def write_lines(path: pathlib.Path | str, lines: list[str]) -> str:
+    path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return str(path)
