@@ -54,6 +54,8 @@ def define_flags(
         if not help_text:
             raise TypeError(f"{config_class.__name__}.{name} has no help text (use option())")
         default = field_metadata(config_class, name).get(FLAG_DEFAULT, field.default)
+        if default is dataclasses.MISSING:  # A required field: the script marks it required.
+            default = None
         _define(name, _flag_type(hints[name]), default, help_text, config_class, flag_values)
 
 
