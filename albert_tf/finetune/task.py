@@ -18,8 +18,9 @@ what is its own, as the methods of a `FinetuneTask` subclass:
 
 A subclass that names itself registers itself (`albert_tf.finetune.registry`):
 
-    class TaggingTask(FinetuneTask, name="tagging", config_class=TaggingConfig,
-                      info_class=TaggingInfo): ...
+    class TaggingTask(FinetuneTask, name="tagging", config_class=TaggingConfig):
+        info_class = TaggingInfo
+        ...
 
 `docs/adding_a_task_family.md` walks through a small one.
 """
@@ -163,7 +164,8 @@ class FinetuneRun:
 class FinetuneTask(abc.ABC):
     """A task family on the driver; see the module docstring for what to implement.
 
-    Class attributes (the first three given as class keywords, which register the family):
+    Class attributes (`name` and `config_class` given as class keywords, which register the
+    family):
         name: the registry name, also written to `task.json`.
         config_class: its `FinetuneConfig` subclass (the script's flags come from it).
         info_class: its `TaskInfo` subclass (its `task.json`); default `TaskInfo`.
@@ -174,19 +176,18 @@ class FinetuneTask(abc.ABC):
 
     name: ClassVar[str]
     config_class: ClassVar[type[FinetuneConfig]]
-    info_class: ClassVar[type[TaskInfo]]
+    info_class: ClassVar[type[TaskInfo]] = TaskInfo
     bucketing: ClassVar[bool] = True
 
     def __init_subclass__(
         cls,
         name: str | None = None,
         config_class: type[FinetuneConfig] | None = None,
-        info_class: type[TaskInfo] = TaskInfo,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
         if name is not None:
-            cls.name, cls.config_class, cls.info_class = name, config_class, info_class
+            cls.name, cls.config_class = name, config_class
             register_family(cls)
 
     def __init__(self, config: FinetuneConfig):

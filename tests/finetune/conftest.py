@@ -2,7 +2,7 @@
 settings, one finished run per family and session, and writing small files.
 
 Each family's conftest (classification/, span_qa/, multiple_choice/, tagging/) adds its data,
-its config (`tiny_run_settings` plus its lengths and batch sizes) and one session fixture that
+its config (its files plus `tiny_run_settings(...)`) and one session fixture that
 trains, evaluates, predicts and exports once through `finished_run`; its tests reuse that run
 (tests/xdist_groups.py keeps them on one xdist worker). The SentencePiece model is
 `tiny_model_file` of tests/conftest.py (300 pieces).
@@ -11,6 +11,7 @@ trains, evaluates, predicts and exports once through `finished_run`; its tests r
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -32,15 +33,25 @@ def tiny_config_file(tmp_path_factory, tiny_config) -> str:
 
 
 @pytest.fixture(scope="session")
-def tiny_run_settings(tiny_config_file, tiny_model_file) -> dict[str, Any]:
-    """A tiny run's settings: a fresh tiny encoder, its tokenizer, train + eval + predict."""
-    return dict(
-        albert_config_file=tiny_config_file,
-        spm_model_file=tiny_model_file,
-        do_train=True,
-        do_eval=True,
-        do_predict=True,
-    )
+def tiny_run_settings(tiny_config_file, tiny_model_file) -> Callable[..., dict[str, Any]]:
+    """`settings(length, batch, learning_rate, epochs, **more)`: a tiny run's config values
+    (a fresh tiny encoder and its tokenizer; train, evaluate and predict)."""
+
+    def settings(max_seq_length, train_batch_size, learning_rate, num_train_epochs, **more):
+        return dict(
+            albert_config_file=tiny_config_file,
+            spm_model_file=tiny_model_file,
+            do_train=True,
+            do_eval=True,
+            do_predict=True,
+            max_seq_length=max_seq_length,
+            train_batch_size=train_batch_size,
+            learning_rate=learning_rate,
+            num_train_epochs=num_train_epochs,
+            **more,
+        )
+
+    return settings
 
 
 def finished_run(tmp_path_factory, config, name: str) -> tuple[str, dict[str, Any]]:

@@ -37,7 +37,6 @@ class DigitConfig(FinetuneConfig):
 
 
 class DigitTask(FinetuneTask, name="has_digit", config_class=DigitConfig):
-
     def read_inputs(self, saved):
         rows = [line.split("\t") for line in open(self.config.data_file, encoding="utf-8")]
         texts, labels = [text for text, _ in rows], np.array([int(y) for _, y in rows])
@@ -98,16 +97,8 @@ def digit_run(tmp_path_factory, tiny_run_settings):
             words.insert(int(rng.integers(len(words))), str(rng.integers(10, 999)))
         lines.append(f"{' '.join(words)}\t{index % 2}")
     data_file = write_lines(tmp_path_factory.mktemp("digits") / "digits.tsv", lines)
-    config = DigitConfig(
-        data_file=data_file,
-        max_seq_length=16,
-        bucket_width=8,
-        train_batch_size=8,
-        learning_rate=3e-3,
-        num_train_epochs=4,
-        export_saved_model=True,
-        **tiny_run_settings,
-    )
+    settings = tiny_run_settings(16, 8, 3e-3, 4, bucket_width=8, export_saved_model=True)
+    config = DigitConfig(data_file=data_file, **settings)
     output_dir = str(tmp_path_factory.mktemp("digit_run"))
     return config, output_dir, run_finetuning(config, output_dir)
 

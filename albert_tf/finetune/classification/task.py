@@ -62,13 +62,10 @@ class ClassificationInfo(TaskInfo):
         return 1 if self.labels is None else len(self.labels)
 
 
-class ClassificationTask(
-    FinetuneTask,
-    name="classification",
-    config_class=ClassificationConfig,
-    info_class=ClassificationInfo,
-):
+class ClassificationTask(FinetuneTask, name="classification", config_class=ClassificationConfig):
     """Sentence (pair) classification and regression (see the module docstring)."""
+
+    info_class = ClassificationInfo
 
     def read_inputs(self, saved: ClassificationInfo | None) -> TaskInputs:
         config = self.config

@@ -63,13 +63,10 @@ class MultipleChoiceInfo(TaskInfo):
     baseline_answer: int
 
 
-class MultipleChoiceTask(
-    FinetuneTask,
-    name="multiple_choice",
-    config_class=MultipleChoiceConfig,
-    info_class=MultipleChoiceInfo,
-):
+class MultipleChoiceTask(FinetuneTask, name="multiple_choice", config_class=MultipleChoiceConfig):
     """Multiple choice (see the module docstring)."""
+
+    info_class = MultipleChoiceInfo
 
     def read_inputs(self, saved: MultipleChoiceInfo | None) -> TaskInputs:
         """`train`, `dev`, `test` questions, as far as the config asks for them (all checked)."""

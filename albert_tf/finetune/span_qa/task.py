@@ -62,8 +62,10 @@ class SquadInfo(TaskInfo):
     null_score_diff_threshold: float | None = None
 
 
-class SquadTask(FinetuneTask, name="span_qa", config_class=SquadConfig, info_class=SquadInfo):
+class SquadTask(FinetuneTask, name="span_qa", config_class=SquadConfig):
     """Extractive QA (see the module docstring)."""
+
+    info_class = SquadInfo
 
     def evaluates(self) -> bool:
         # Every predict file is predicted and, with gold answers, scored: one step.

@@ -51,21 +51,24 @@ class TaggingInfo(TaskInfo):
     label_all_pieces: bool
 
 
-class TaggingTask(FinetuneTask, name="tagging", config_class=TaggingConfig, info_class=TaggingInfo):
+class TaggingTask(FinetuneTask, name="tagging", config_class=TaggingConfig):
     """Token classification (see the module docstring)."""
 
+    info_class = TaggingInfo
+
     def read_inputs(self, saved: TaggingInfo | None) -> TaskInputs:
-        config, inputs = self.config, TaskInputs()
+        config, train = self.config, None
         # The baseline needs the training file when evaluating too.
-        train_path = config.data_path(config.train_file)
-        if config.do_train or (config.do_eval and os.path.isfile(train_path)):
+        if config.do_train or (
+            config.do_eval and os.path.isfile(config.data_path(config.train_file))
+        ):
             train = self._read(config.train_file, labeled=True)
-            inputs.train = train.take(config.max_train_examples or len(train))
-        if config.do_eval:
-            inputs.dev = self._read(config.dev_file, labeled=True)
-        if config.do_predict:
-            inputs.test = self._read(config.test_file, labeled=None)
-        return inputs
+            train = train.take(config.max_train_examples or len(train))
+        return TaskInputs(
+            train=train,
+            dev=self._read(config.dev_file, labeled=True) if config.do_eval else None,
+            test=self._read(config.test_file, labeled=None) if config.do_predict else None,
+        )
 
     def _read(self, file_name: str, labeled: bool | None) -> TaggedSentences:
         config = self.config

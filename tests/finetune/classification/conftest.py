@@ -31,16 +31,8 @@ def sentiment_dir(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def tiny_run_config(sentiment_dir, tiny_run_settings) -> ClassificationConfig:
     """Train, evaluate and predict the SST-2-shaped task with the tiny model."""
-    return ClassificationConfig(
-        task="sst-2",
-        data_dir=sentiment_dir,
-        max_seq_length=SEQ_LENGTH,
-        train_batch_size=6,
-        eval_batch_size=4,
-        learning_rate=2e-3,
-        num_train_epochs=2,
-        **tiny_run_settings,
-    )
+    settings = tiny_run_settings(SEQ_LENGTH, 6, learning_rate=2e-3, num_train_epochs=2)
+    return ClassificationConfig(task="sst-2", data_dir=sentiment_dir, eval_batch_size=4, **settings)
 
 
 @pytest.fixture(scope="session")

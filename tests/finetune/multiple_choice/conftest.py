@@ -58,18 +58,9 @@ def race_dirs(tmp_path_factory) -> tuple[str, str]:
 @pytest.fixture(scope="session")
 def choice_config(race_dirs, tiny_run_settings) -> MultipleChoiceConfig:
     train_dir, dev_dir = race_dirs
+    settings = tiny_run_settings(SEQ_LENGTH, 4, 2e-3, 2, max_qa_length=QA_LENGTH, eval_batch_size=3)
     return MultipleChoiceConfig(
-        task="race",
-        train_file=train_dir,
-        dev_file=dev_dir,
-        test_file=dev_dir,
-        max_seq_length=SEQ_LENGTH,
-        max_qa_length=QA_LENGTH,
-        train_batch_size=4,
-        eval_batch_size=3,
-        learning_rate=2e-3,
-        num_train_epochs=2,
-        **tiny_run_settings,
+        train_file=train_dir, dev_file=dev_dir, test_file=dev_dir, **settings
     )
 
 

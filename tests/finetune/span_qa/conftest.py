@@ -67,20 +67,11 @@ def squad_slices(tmp_path_factory) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def tiny_squad_config(squad_slices, tiny_run_settings) -> SquadConfig:
-    return SquadConfig(
-        train_file=squad_slices["train"],
-        predict_file=f"{squad_slices['dev']},{squad_slices['xquad']}",
-        version_2_with_negative=True,
-        max_seq_length=SEQ_LENGTH,
-        doc_stride=24,
-        max_query_length=16,
-        train_batch_size=16,
-        eval_batch_size=64,
-        learning_rate=1e-3,
-        num_train_epochs=1,
-        export_saved_model=True,
-        **tiny_run_settings,
-    )
+    files = {"train_file": squad_slices["train"], "version_2_with_negative": True}
+    files["predict_file"] = f"{squad_slices['dev']},{squad_slices['xquad']}"
+    windows = dict(doc_stride=24, max_query_length=16, eval_batch_size=64)
+    settings = tiny_run_settings(SEQ_LENGTH, 16, 1e-3, 1, export_saved_model=True, **windows)
+    return SquadConfig(**files, **settings)
 
 
 @pytest.fixture(scope="session")

@@ -48,15 +48,8 @@ def tagging_dir(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="session")
 def tagging_config(tagging_dir, tiny_run_settings) -> TaggingConfig:
-    return TaggingConfig(
-        data_dir=tagging_dir,
-        max_seq_length=SEQ_LENGTH,
-        train_batch_size=8,
-        eval_batch_size=4,
-        learning_rate=3e-3,
-        num_train_epochs=4,
-        **tiny_run_settings,
-    )
+    settings = tiny_run_settings(SEQ_LENGTH, 8, learning_rate=3e-3, num_train_epochs=4)
+    return TaggingConfig(data_dir=tagging_dir, eval_batch_size=4, **settings)
 
 
 @pytest.fixture(scope="session")
