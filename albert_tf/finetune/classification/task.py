@@ -63,7 +63,11 @@ class ClassificationInfo(TaskInfo):
 
 
 class ClassificationTask(FinetuneTask, name="classification", config_class=ClassificationConfig):
-    """Sentence (pair) classification and regression (see the module docstring)."""
+    """Sentence (pair) classification and regression (see the module docstring).
+
+    `read_inputs` resolves the task (`self.spec`: a GLUE task, or a generic one whose labels
+    come from the training file or the finished run) that the later steps read.
+    """
 
     info_class = ClassificationInfo
 

@@ -67,6 +67,11 @@ class SquadTask(FinetuneTask, name="span_qa", config_class=SquadConfig):
 
     info_class = SquadInfo
 
+    def __init__(self, config: SquadConfig):
+        super().__init__(config)
+        # The signatures' in-graph tokenizer: one layer, which the export also tracks.
+        self._serving_tokenizer = None
+
     def evaluates(self) -> bool:
         # Every predict file is predicted and, with gold answers, scored: one step.
         return self.config.do_eval or self.config.do_predict
@@ -194,8 +199,7 @@ class SquadTask(FinetuneTask, name="span_qa", config_class=SquadConfig):
         return [self._tokenizer_layer(run)]
 
     def _tokenizer_layer(self, run: FinetuneRun):
-        """The signatures' tokenizer: one layer, made once (they and the export track it)."""
-        if getattr(self, "_serving_tokenizer", None) is None:
+        if self._serving_tokenizer is None:
             self._serving_tokenizer = serving_tokenizer(run.featurizer)
         return self._serving_tokenizer
 
