@@ -10,7 +10,13 @@ import keras
 import numpy as np
 import pytest
 
-from albert_tf.models import AlbertEncoder, AlbertSpanQA, AlbertTokenClassifier, span_loss
+from albert_tf.models import (
+    AlbertClassifier,
+    AlbertEncoder,
+    AlbertSpanQA,
+    AlbertTokenClassifier,
+    span_loss,
+)
 
 DATA = pathlib.Path(__file__).parent / "data"
 # Written by the four task model classes as they were before they shared `DenseTaskModel`
@@ -27,25 +33,27 @@ def test_earlier_keras_files_load_with_the_same_logits(name):
     assert type(model).from_config(model.get_config()).get_config() == model.get_config()
 
 
-@pytest.mark.parametrize("family", ["span_qa", "tagging"])
-def test_heads_on_tokens_train_without_gradient_free_variables(family, tiny_config):
+@pytest.mark.parametrize("reads_tokens", [True, False])
+def test_only_heads_on_tokens_freeze_the_pooler(reads_tokens, tiny_config):
+    encoder = AlbertEncoder(tiny_config())
+    model = AlbertTokenClassifier(encoder, 3) if reads_tokens else AlbertClassifier(encoder, 3)
+    pooler = {id(v) for v in encoder.pooler.weights}
+    assert encoder.pooler.trainable is not reads_tokens
+    assert bool(pooler & {id(v) for v in model.trainable_variables}) is not reads_tokens
+
+
+@pytest.mark.slow  # Compiles and runs a training step.
+def test_span_qa_trains_without_gradient_free_variables(tiny_config):
     encoder = AlbertEncoder(tiny_config())
     ids = np.array([[2, 5, 6, 3], [2, 7, 3, 0]], np.int32)
     features = {"input_word_ids": ids, "input_mask": (ids > 0).astype(np.int32)}
     features["input_type_ids"] = np.zeros_like(ids)
-    if family == "span_qa":
-        model, labels, loss = AlbertSpanQA(encoder), np.array([[1, 2], [1, 1]]), span_loss
-    else:
-        model, labels = AlbertTokenClassifier(encoder, 3), np.ones_like(ids)
-        loss = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-    pooler = {id(v) for v in encoder.pooler.weights}
-    assert not encoder.pooler.trainable
-    assert not pooler & {id(v) for v in model.trainable_variables}
-    model.compile(optimizer="adam", loss=loss)
+    model = AlbertSpanQA(encoder)
+    model.compile(optimizer="adam", loss=span_loss)
     before = encoder.pooler.get_weights()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model.fit(features, labels, epochs=1, verbose=0)
+        model.fit(features, np.array([[1, 2], [1, 1]]), epochs=1, verbose=0)
     assert not [w for w in caught if "Gradients do not exist" in str(w.message)]
     for was, now in zip(before, encoder.pooler.get_weights(), strict=True):
         np.testing.assert_array_equal(was, now)

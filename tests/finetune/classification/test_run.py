@@ -15,6 +15,7 @@ from tests.finetune.classification.conftest import NEGATIVE, POSITIVE, SEQ_LENGT
 from tests.finetune.conftest import write_lines
 
 
+@pytest.mark.slow  # Needs the trained classification run.
 def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     output_dir, results = finetuned_run
     assert results["train_examples"] == 36 and results["train_steps"] == 12
@@ -44,6 +45,7 @@ def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
 
+@pytest.mark.slow  # Trains a model.
 def test_generic_tsv_regression(tmp_path, tiny_config_file, tiny_model_file):
     rows = [
         f"{text}\t{score}"
@@ -89,6 +91,7 @@ def test_labels_that_do_not_match_the_task(tmp_path, tiny_run_config):
         run_classifier(tiny_run_config.replace(labels=("neg", "pos")), str(tmp_path))
 
 
+@pytest.mark.slow  # Needs the trained classification run.
 def test_predictions_are_consistent_with_metrics(finetuned_run):
     output_dir, results = finetuned_run
     # Dev = the 6 distinct training sentences; accuracy is a multiple of 1/6.

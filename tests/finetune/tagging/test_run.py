@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from albert_tf.finetune.tagging.conlleval import conlleval
 from tests.finetune.tagging.conftest import SENTENCES
+
+pytestmark = pytest.mark.slow  # Needs the trained tagging run, or trains one.
 
 
 def test_run_writes_scores_predictions_and_model(tagging_run):

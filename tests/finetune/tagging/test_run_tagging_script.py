@@ -16,6 +16,8 @@ from tests.conftest import REPO_ROOT
 from tests.finetune.conftest import write_lines
 from tests.finetune.tagging.conftest import SEQ_LENGTH
 
+pytestmark = pytest.mark.slow  # Runs the script in subprocesses.
+
 
 def run_script(*flags: str) -> subprocess.CompletedProcess:
     return subprocess.run(
