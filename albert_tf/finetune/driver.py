@@ -46,7 +46,7 @@ from albert_tf.finetune.datasets import training_batches
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
 from albert_tf.finetune.registry import family_for_config
-from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskInfo
+from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskInfo, TaskInputs
 from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.output_lock import output_lock
 from albert_tf.training.precision import resolve_precision
@@ -89,16 +89,7 @@ def _run(task: FinetuneTask, output_dir: str) -> dict[str, Any]:
     saved = None if config.do_train else read_task_info(output_dir, task)
     inputs = task.read_inputs(saved)
     with strategy.scope():
-        if config.do_train:
-            pretrained = load_finetuning_encoder(config, precision)
-            info, spm_model_file = task.new_info(inputs, pretrained), pretrained.spm_model_file
-        else:
-            info, spm_model_file = saved, run_spm_file(output_dir)
-        task.check(inputs, info)
-        if config.do_train:
-            model = task.build_model(pretrained.encoder, info, precision)
-        else:
-            model = load_finetuned_model(output_dir, strategy)
+        info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
         featurizer = task.featurizer(spm_model_file, info)
     if config.do_train:  # Every input is checked: the run's files may be written now.
         task_json = {FAMILY_KEY: task.name, **info.to_json()}
@@ -120,6 +111,20 @@ def _run(task: FinetuneTask, output_dir: str) -> dict[str, Any]:
             overwrite=True,
         )
     return results
+
+
+def _build_or_load(
+    task: FinetuneTask, inputs: TaskInputs, saved: TaskInfo | None, output_dir: str, precision: str
+) -> tuple[TaskInfo, keras.Model, str]:
+    """(info, model, tokenizer file): a new model around the pretrained encoder (no `saved`
+    info), or the finished run's; either way the inputs are checked against the info."""
+    if saved is not None:
+        task.check(inputs, saved)
+        return saved, load_finetuned_model(output_dir), run_spm_file(output_dir)
+    pretrained = load_finetuning_encoder(task.config, precision)
+    info = task.new_info(inputs, pretrained)
+    task.check(inputs, info)
+    return info, task.build_model(pretrained.encoder, info, precision), pretrained.spm_model_file
 
 
 def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:
