@@ -33,6 +33,7 @@ import logging
 from typing import Any
 
 from albert_tf.config import AlbertConfig
+from albert_tf.convert.weight_names import check_convertible
 from albert_tf.errors import UserError
 
 # keras-hub's `gelu_approximate` is the tanh form: albert_tf's (and the original's) "gelu".
@@ -54,12 +55,7 @@ _FIELDS = {
 
 def check_keras_hub_compatible(config: AlbertConfig) -> None:
     """Raises `UserError` when keras-hub's `AlbertBackbone` would compute another model."""
-    if config.sharing != "all_shared":
-        raise UserError(
-            f"sharing={config.sharing!r} has no keras-hub counterpart: AlbertBackbone shares "
-            "whole blocks by group (sharing='all_shared'); keep such models in albert_tf's "
-            "own formats"
-        )
+    check_convertible(config, "keras-hub's AlbertBackbone")
     if config.hidden_act not in _TANH_GELU:
         raise UserError(
             f"hidden_act={config.hidden_act!r} has no keras-hub counterpart: AlbertBackbone "

@@ -77,9 +77,12 @@ def test_config_round_trip_and_the_projection_layouts():
 @pytest.mark.parametrize(
     "change, match",
     [
-        (dict(sharing="shared_attention"), "sharing='shared_attention' has no keras-hub"),
-        (dict(sharing="shared_ffn"), "sharing='shared_ffn' has no keras-hub"),
-        (dict(sharing="not_shared"), "sharing='not_shared' has no keras-hub"),
+        (
+            dict(sharing="shared_attention"),
+            "sharing='shared_attention' has no counterpart in keras-hub",
+        ),
+        (dict(sharing="shared_ffn"), "sharing='shared_ffn' has no counterpart in keras-hub"),
+        (dict(sharing="not_shared"), "sharing='not_shared' has no counterpart in keras-hub"),
         (dict(hidden_act="gelu_exact"), "hidden_act='gelu_exact' has no keras-hub"),
         (dict(hidden_act="relu"), "hidden_act='relu' has no keras-hub"),
         (dict(num_hidden_layers=22, num_hidden_groups=22), r"maps layers \[15\] to other groups"),
