@@ -72,8 +72,8 @@ def check_convertible(
     """Raises `UserError` when `config`'s sharing has no counterpart in `target`."""
     if config.sharing != "all_shared":
         raise UserError(
-            f"sharing={config.sharing!r} has no counterpart in {target}, which share whole "
-            "blocks by group (sharing='all_shared'); keep such models in albert_tf's own "
+            f"sharing={config.sharing!r} has no counterpart in {target}, where whole blocks are "
+            "shared by group (sharing='all_shared'); keep such models in albert_tf's own "
             "formats (.keras, checkpoints, SavedModel)."
         )
 
