@@ -12,6 +12,9 @@ converts when it uses them as keras-hub fixes them, and raises a `UserError` oth
 | hidden / attention dropout     | one `dropout` for both                      |
 | `embedding_projection`         | always a projection E -> H                  |
 | `initializer_range`            | 0.02, fixed (initialization only)           |
+| pooler: Dense + tanh on [CLS]  | `pooled_dense`, the same                    |
+| -10000 added at padded keys    | Keras' masked softmax (the same: exp is 0)  |
+| classifier: dropout, Dense     | `output_dropout`, `logits` (the same order) |
 
 The projection: with E == H, albert_tf's default ("auto", the original layout) has none, which
 is an identity projection in keras-hub (`keras_hub_weights.py` writes it); a keras-hub backbone

@@ -132,11 +132,12 @@ def load_keras_hub_model(path: str, heads: bool | None = None) -> keras.Model:
     keras_hub = _import_keras_hub()
     encoder = AlbertEncoder(config)
     if head is None:
-        source = keras_hub.models.AlbertBackbone.from_preset(path)
+        source = keras_hub.models.AlbertBackbone.from_preset(path, dtype="float32")
         model = encoder
     else:  # AlbertTextClassifier, the one keras-hub ALBERT task albert_tf has (TaskHead).
         task_class = getattr(keras_hub.models, head.keras_hub_task)
-        source = task_class.from_preset(path, preprocessor=None)  # No tokenizer needed.
+        # No tokenizer needed; float32 whatever the global policy (it would round the weights).
+        source = task_class.from_preset(path, preprocessor=None, dtype="float32")
         if task_config.get("activation") not in (None, "linear"):
             logging.warning(
                 "%s: albert_tf's classifier gives the logits, not their %s.",

@@ -76,7 +76,7 @@ def keras_hub_path(hf_name: str) -> str | None:
 def _albert_value(weight: NamedWeight) -> np.ndarray:
     if weight.variable is None:  # An HF-only constant, stored [out, in] like HF's.
         return weight.hf_constant.T if weight.hf_transpose else weight.hf_constant
-    return np.asarray(keras.ops.convert_to_numpy(weight.variable), "float32")
+    return np.asarray(weight.variable, "float32")
 
 
 def _paired(albert_model: keras.Model, keras_hub_model: keras.Model, source: str):
@@ -115,5 +115,5 @@ def copy_from_keras_hub(keras_hub_model: keras.Model, albert_model: keras.Model,
     config (with E == H: `embedding_projection="always"`, so every weight is a variable)."""
     pairs = _paired(albert_model, keras_hub_model, source)
     for weight, variable in pairs:
-        value = np.asarray(keras.ops.convert_to_numpy(variable), "float32")
+        value = np.asarray(variable, "float32")
         weight.variable.assign(np.reshape(value, weight.shape))

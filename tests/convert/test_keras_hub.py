@@ -249,6 +249,16 @@ def test_keras_hub_loads_the_presets_without_albert_tf(albert_presets, tmp_path)
     assert max(diffs.values()) < TOLERANCE, diffs
 
 
+@pytest.mark.slow  # keras-hub's import and the module's presets
+def test_albert_tf_to_keras_hub_and_back_is_lossless(albert_presets):
+    read = load_model("keras_hub", albert_presets.classifier_preset)
+    assert isinstance(read, AlbertClassifier) and read.encoder.config == CONFIG
+    original = albert_presets.classifier
+    assert [v.path for v in read.weights] == [v.path for v in original.weights]
+    for ours, theirs in zip(original.weights, read.weights, strict=True):
+        np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs), err_msg=ours.path)
+
+
 @pytest.mark.slow  # keras-hub's import and two presets
 @pytest.mark.parametrize("projection", ["auto", "always"])
 def test_same_size_embeddings_round_trip(projection, tiny_model_file, tmp_path):
