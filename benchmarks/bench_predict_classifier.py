@@ -32,7 +32,7 @@ from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.datasets import make_dataset
 from albert_tf.finetune.classification.examples import read_examples
 from albert_tf.finetune.classification.tasks import get_task
-from albert_tf.finetune.prediction import (
+from albert_tf.runtime.prediction import (
     NOTHING_TO_TUNE,
     freezes_for_prediction,
     predict_outputs,

@@ -41,9 +41,9 @@ import os
 import tensorflow as tf
 
 from albert_tf.errors import UserError
-from albert_tf.export.frozen_weights import frozen_inference
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
+from albert_tf.runtime.frozen_weights import frozen_inference
 from albert_tf.tokenization.text_packing import pack_segments
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
