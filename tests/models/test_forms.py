@@ -11,15 +11,7 @@ import tensorflow as tf
 
 from albert_tf.models import AlbertEncoder, forms
 from albert_tf.models.activations import ACTIVATIONS
-
-RNG = np.random.default_rng(0)
-X = tf.constant(RNG.normal(size=(2, 5, 8)), tf.float32)
-RESIDUAL = tf.constant(RNG.normal(size=(2, 5, 8)), tf.float32)
-GAMMA = tf.constant(RNG.normal(size=(8,)), tf.float32)
-BETA = tf.constant(RNG.normal(size=(8,)), tf.float32)
-BIAS = tf.constant(RNG.normal(size=(8,)), tf.float32)
-SCORES = tf.constant(RNG.normal(size=(2, 3, 5, 5)), tf.float32)
-ADDER = tf.constant([[[[0.0, 0, 0, -1e4, -1e4]]], [[[0.0, 0, 0, 0, -1e4]]]])
+from tests.chain_inputs import ADDER, BETA, BIAS, GAMMA, RESIDUAL, SCORES, X
 
 
 def _op_input_dtypes(function, args, op_type: str) -> list[tf.DType]:
@@ -41,15 +33,6 @@ def test_layer_norm_matches_keras_and_bias_is_added_before_it():
 def test_bias_activation_is_the_activation_of_the_sum(name):
     expected = ACTIVATIONS[name](X + BIAS)
     np.testing.assert_allclose(forms.bias_activation(X, BIAS, name), expected, atol=1e-6)
-
-
-def test_masked_softmax_masks_and_the_adder_gets_no_gradient():
-    with tf.GradientTape() as tape:
-        tape.watch(ADDER)
-        probs = forms.scaled_masked_softmax(SCORES, 0.125, ADDER)
-    assert tape.gradient(probs, ADDER) is None
-    np.testing.assert_allclose(probs.numpy()[0, :, :, 3:], 0.0, atol=1e-6)
-    np.testing.assert_allclose(tf.reduce_sum(probs, -1), 1.0, atol=1e-6)
 
 
 def test_bfloat16_softmax_and_activation_stay_in_bfloat16_float16_in_float32():

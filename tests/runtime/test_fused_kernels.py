@@ -11,15 +11,7 @@ from albert_tf import runtime
 from albert_tf.models import AlbertClassifier, AlbertEncoder, forms
 from albert_tf.models.activations import ACTIVATIONS
 from albert_tf.runtime import fused_kernels
-
-RNG = np.random.default_rng(0)
-X = tf.constant(RNG.normal(size=(2, 5, 8)), tf.float32)
-RESIDUAL = tf.constant(RNG.normal(size=(2, 5, 8)), tf.float32)
-GAMMA = tf.constant(RNG.normal(size=(8,)), tf.float32)
-BETA = tf.constant(RNG.normal(size=(8,)), tf.float32)
-BIAS = tf.constant(RNG.normal(size=(8,)), tf.float32)
-SCORES = tf.constant(RNG.normal(size=(2, 3, 5, 5)), tf.float32)
-ADDER = tf.constant([[[[0.0, 0, 0, -1e4, -1e4]]], [[[0.0, 0, 0, 0, -1e4]]]])
+from tests.chain_inputs import ADDER, BETA, BIAS, GAMMA, RESIDUAL, SCORES, X
 
 
 def _cases(module):
@@ -92,12 +84,14 @@ def test_bfloat16_in_bfloat16_out_computed_in_float32():
     np.testing.assert_allclose(tf.reduce_sum(tf.cast(probs, tf.float32), -1), 1.0, atol=1e-2)
 
 
-def test_mask_adder_gets_no_gradient_and_masks():
+@pytest.mark.parametrize("chains", [fused_kernels, forms], ids=["fused", "reference"])
+def test_mask_adder_gets_no_gradient_and_masks(chains):
     with tf.GradientTape() as tape:
         tape.watch(ADDER)
-        probs = fused_kernels.scaled_masked_softmax(SCORES, 0.125, ADDER)
+        probs = chains.scaled_masked_softmax(SCORES, 0.125, ADDER)
     assert tape.gradient(probs, ADDER) is None
     np.testing.assert_allclose(probs.numpy()[0, :, :, 3:], 0.0, atol=1e-6)
+    np.testing.assert_allclose(tf.reduce_sum(probs, -1), 1.0, atol=1e-6)
 
 
 def test_inside_a_jit_compiled_function():
