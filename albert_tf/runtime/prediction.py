@@ -93,7 +93,9 @@ def predict_outputs(
     ...     inputs["input_mask"])
     >>> model = keras.Model(inputs, x)
     >>> batches = tf.data.Dataset.from_tensors({"input_mask": tf.constant([[1, 1, 0] + [0] * 29])})
-    >>> outputs = predict_outputs(model, batches, position_fill=-1.0)  # Ran at length 16.
+    >>> from albert_tf.runtime import RuntimeOptions, configured
+    >>> with configured(RuntimeOptions(fused_kernels="off", frozen_serving="on")):
+    ...     outputs = predict_outputs(model, batches, position_fill=-1.0)  # Cut to 16.
     >>> outputs.shape, outputs[0, [0, 2, 15, 16, 31], 0].tolist()
     ((1, 32, 1), [1.0, 0.0, 0.0, -1.0, -1.0])
     """
