@@ -148,8 +148,8 @@ class AlbertEncoder(keras.Model):
         only (for pretraining, about 70% of one layer's work saved). With
         `fold_projection`, the first block's queries, keys and values take the E-wide
         embeddings through the product of the projection's kernel and theirs (for
-        ALBERT-base, 1.8% of a step's matmuls; 1.4% faster for a classifier at batch
-        32, but 5% slower for pretraining at batch 8 in float32 on a 2-core Xeon).
+        ALBERT-base, 1.8% of a step's matmuls; whether that pays depends on the batch,
+        so the caller chooses).
         """
         mask = inputs["input_mask"]
         # Folded, the first block takes the E-wide embeddings through its own matmuls.

@@ -2,16 +2,15 @@
 
 `"auto"` picks mixed_bfloat16 where bf16 matmuls are faster than float32 ones, float32
 elsewhere. Accelerators are decided by what they are (TPUs, NVIDIA GPUs from Ampere on). CPUs
-are not: two 2-core AMD Zen 4 machines with the same AVX512_BF16 flag and no AMX measured bf16
-training at 1.7x float32 on one and at half of it on the other (`benchmarks/bench_pretraining.py`).
-So on a CPU:
+are not: CPUs with the same bf16 flags, AMX aside, train in bf16 well above or well below
+float32's speed (`benchmarks/bench_pretraining.py`). So on a CPU:
 
 * no bf16 instructions at all (no `avx512_bf16`, `amx_bf16` or `avx_vne_bf16`/`avx_ne_convert`
   in `/proc/cpuinfo`): float32, nothing measured;
 * otherwise a probe times an FFN-sized GEMM ([512, 768] x [768, 3072]) in both dtypes,
   interleaved, a few hundred milliseconds in all, compiled the way the run will be (with or
-  without XLA: on a Xeon with AMX, oneDNN ran the bf16 GEMM at 672 GFLOP/s on AMX tiles while
-  XLA's own bf16 dot ran at 24), and bf16 wins only when it is at least `_BF16_MARGIN` faster.
+  without XLA: oneDNN runs a bf16 GEMM on AMX tiles, XLA's own CPU dot does not), and bf16
+  wins only when it is at least `_BF16_MARGIN` faster.
   The result is cached per machine (`albert_tf.runtime.probe_cache`: CPU model, flags, cores,
   TensorFlow version, the oneDNN and thread settings; and XLA) in
   `$XDG_CACHE_HOME/albert_tf/precision_probe-*.json`, so later runs decide at once.
