@@ -74,7 +74,7 @@ def test_frozen_forward_matches_the_model(precision, atol):
         np.asarray(model(other, training=False), np.float32),
         atol=atol,
     )
-    assert len(predict._list_all_concrete_functions()) == 1
+    assert predict.experimental_get_tracing_count() == 1
 
 
 def test_frozen_graph_reads_no_variables_and_sees_no_later_change():
