@@ -54,6 +54,7 @@ def load_source(source: str, spm_model_file: str | None, albert_config: str | No
 
 def main(argv: list[str]) -> None:
     del argv
+    # No runtime.configure(): the converter is given the plain reference (no XLA kernels).
     values = flags.FLAGS
     try:
         batch_sizes = [int(value) for value in values.batch_sizes]

@@ -37,6 +37,8 @@ class TaskHead:
         hf_pooler: whether the Hugging Face model has the pooler (`AlbertForQuestionAnswering`
             and token classification build `AlbertModel(add_pooling_layer=False)`); without
             it the pooler keeps its weights on load and is left out on save.
+        keras_hub_task: the keras-hub task class of this head (`registered_name` without
+            `keras_hub>`); None where keras-hub has none (keras_hub_preset.py refuses those).
     """
 
     model_class: type[keras.Model]
@@ -47,6 +49,7 @@ class TaskHead:
     hf_config: Callable[[keras.Model], dict[str, Any]]
     tf1_loads: bool = True
     hf_pooler: bool = True
+    keras_hub_task: str | None = None
 
     def weights(self, model: keras.Model) -> list[NamedWeight]:
         """The head's kernel and bias with their Hugging Face and TF1 names."""

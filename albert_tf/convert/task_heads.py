@@ -90,6 +90,7 @@ TASK_HEADS: tuple[TaskHead, ...] = (
             encoder, len(_label_names(values)), dropout_rate=_dropout(values)
         ),
         hf_config=_classifier_config,
+        keras_hub_task="AlbertTextClassifier",
     ),
     TaskHead(
         AlbertSpanQA,

@@ -22,8 +22,8 @@ import keras
 import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints, export_endpoints
-from albert_tf.export.frozen_weights import frozen_inference
-from albert_tf.export.serving_weights import serving_copy
+from albert_tf.runtime.frozen_weights import frozen_inference
+from albert_tf.runtime.serving_weights import serving_copy
 
 # The model's forward pass: features -> outputs (its weights as graph constants).
 Predict = Callable[[Any], Any]

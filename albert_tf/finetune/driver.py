@@ -4,7 +4,8 @@ Flax-example style: one function takes a config and an output directory and does
 config asks (`do_train`, `do_eval`, `do_predict`, `export_saved_model`), the same way for every
 family (`albert_tf.finetune.task.FinetuneTask`, found by the config's type in the registry):
 
-1. take the output directory's lock (one job per directory) and seed everything;
+1. take the output directory's lock (one job per directory), seed everything, choose the
+   strategy, the precision and this machine's speed-only forms (`albert_tf.runtime`);
 2. read and check every input the asked steps need, and the finished run's `task.json` when
    not training, before anything is written: a bad file fails with its name and line and
    leaves `output_dir` as it was;
@@ -14,6 +15,7 @@ family (`albert_tf.finetune.task.FinetuneTask`, found by the config's type in th
 Layout of `output_dir` (families add their prediction files):
 
     finetune_config.json, task.json, spm.model, model.keras   `albert_tf.export.finetuned_run`
+    runtime.json                                              the speed-only forms chosen
     checkpoints/, backup/, logs/train                         `albert_tf.finetune.training`
     eval_results.json, logs/eval                              the scores of `evaluate`
     saved_model/                                              the family's signatures
@@ -32,6 +34,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from albert_tf import runtime
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.export.finetuned_run import (
@@ -49,6 +52,7 @@ from albert_tf.finetune.registry import family_for_config
 from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskInfo, TaskInputs
 from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.options import RuntimeOptions
 from albert_tf.training.precision import resolve_precision
 from albert_tf.training.strategy import create_strategy
 from albert_tf.training.summaries import write_scalars
@@ -57,8 +61,13 @@ EVAL_RESULTS_FILE = "eval_results.json"
 SAVED_MODEL_DIR = "saved_model"
 
 
-def run_finetuning(config: FinetuneConfig, output_dir: str) -> dict[str, Any]:
+def run_finetuning(
+    config: FinetuneConfig, output_dir: str, runtime_options: RuntimeOptions | None = None
+) -> dict[str, Any]:
     """Runs what `config` asks with the task family that takes it.
+
+    `runtime_options` (the scripts' flags) choose the speed-only forms, unless this process
+    chose them already (`albert_tf.runtime.configure`).
 
     Returns:
         A flat dict: `train_examples`, `train_steps`, `train_seconds`, `train/<metric>`
@@ -78,22 +87,24 @@ def run_finetuning(config: FinetuneConfig, output_dir: str) -> dict[str, Any]:
             fix="leave it out",
         )
     with output_lock(output_dir, directory=True):  # One job per output directory.
-        return _run(task, output_dir)
+        return _run(task, output_dir, runtime_options)
 
 
-def _run(task: FinetuneTask, output_dir: str) -> dict[str, Any]:
+def _run(task: FinetuneTask, output_dir: str, runtime_options: RuntimeOptions | None) -> dict:
     config = task.config
     keras.utils.set_random_seed(config.seed)
     strategy = create_strategy(config.strategy, config.tpu or None)
     precision = resolve_precision(config.precision, strategy, config.jit_compile)
     saved = None if config.do_train else read_task_info(output_dir, task)
     inputs = task.read_inputs(saved)
+    runtime.configure(runtime_options)  # After the strategy (choosing the forms runs ops).
     with strategy.scope():
         info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
         featurizer = task.featurizer(spm_model_file, info)
     if config.do_train:  # Every input is checked: the run's files may be written now.
         task_json = {FAMILY_KEY: task.name, **info.to_json()}
         write_run_files(output_dir, config.to_json_string(), task_json, spm_model_file)
+    runtime.record(output_dir)
     run = FinetuneRun(config, output_dir, strategy, info, inputs, featurizer, model, task.name)
     results: dict[str, Any] = {}
     if config.do_train:

@@ -1,7 +1,8 @@
 """The fine-tuning scripts' flags and `main`, generated from a task family's config class.
 
-Every field of the family's config (a `FinetuneConfig` subclass) becomes a flag with its type,
-default and help text (`albert_tf.config_flags`); `--encoder` is another name of
+Every field of the family's config (a `FinetuneConfig` subclass) and of `RuntimeOptions` (the
+speed-only forms) becomes a flag with its type, default and help text
+(`albert_tf.config_flags`); `--encoder` is another name of
 `--init_checkpoint`, and `--output_dir` is required. A script is then a few lines:
 
 Illustration (not run; scripts/run_classifier.py):
@@ -26,13 +27,16 @@ from albert_tf.errors import UserError
 from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.task import FinetuneTask
+from albert_tf.runtime.options import RuntimeOptions
 
 FLAGS = flags.FLAGS
 
 
 def define_finetune_flags(config_class: type[FinetuneConfig]) -> None:
-    """Defines `--output_dir`, `--encoder` and a flag per field of `config_class`."""
+    """Defines `--output_dir`, `--encoder` and a flag per field of `config_class` and of
+    `RuntimeOptions` (the speed-only forms)."""
     define_flags(config_class)
+    define_flags(RuntimeOptions)
     flags.DEFINE_string("encoder", "", "Alias of --init_checkpoint.")
     flags.DEFINE_string("output_dir", None, "Where checkpoints, logs, model and results go.")
     flags.mark_flags_as_required(["output_dir"])
@@ -57,7 +61,8 @@ def finetune_main(family: type[FinetuneTask]) -> Callable[[list[str]], None]:
     def main(argv: list[str]) -> None:
         del argv
         config = finetune_config_from_flags(family.config_class)
-        results = run_finetuning(config, FLAGS.output_dir)
+        runtime_options = config_from_flags(RuntimeOptions)
+        results = run_finetuning(config, FLAGS.output_dir, runtime_options)
         logging.info("Results: %s", results)
         print(json.dumps(results, indent=2, default=str))
 

@@ -20,13 +20,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_tf.finetune.prediction import (
+from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
+from albert_tf.runtime.prediction import (
     NOTHING_TO_TUNE,
     freezes_for_prediction,
     frozen_model_call,
 )
-from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
-from albert_tf.finetune.trim_padding import cut_to_longest
+from albert_tf.runtime.trim_padding import cut_to_longest
 
 _FEATURIZE_BATCH = 256  # Sentences featurized per call; amortizes the op overhead.
 
@@ -72,7 +72,7 @@ def predict_tag_ids(
     sentences are mostly far shorter than `max_seq_length`, and a handful of lengths keeps the
     compiled shapes few), run through the model and decoded in one function, traced once per
     (model, aligner) and reused by later calls while the weights stay the same. On one CPU
-    replica the model runs on frozen weights (`albert_tf.finetune.prediction`).
+    replica the model runs on frozen weights (`albert_tf.runtime.prediction`).
     """
     tag_ids_of = _tag_ids_function(model, aligner, strategy)
     predictions: list[np.ndarray] = []
