@@ -25,6 +25,7 @@ def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
         "task.json",
         "spm.model",
         "finetune_config.json",
+        "runtime.json",
         "eval_results.json",
         "checkpoints/epoch-02.weights.h5",
     ):
