@@ -97,11 +97,12 @@ def _run(task: FinetuneTask, output_dir: str, runtime_options: RuntimeOptions | 
     precision = resolve_precision(config.precision, strategy, config.jit_compile)
     saved = None if config.do_train else read_task_info(output_dir, task)
     inputs = task.read_inputs(saved)
-    runtime.configure(runtime_options)  # After the strategy (choosing the forms runs ops).
     with strategy.scope():
         info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
         featurizer = task.featurizer(spm_model_file, info)
-    if config.do_train:  # Every input is checked: the run's files may be written now.
+    # Every input is checked: choose the speed-only forms (their choice runs ops, and logs).
+    runtime.configure(runtime_options)
+    if config.do_train:  # The run's files may be written now.
         task_json = {FAMILY_KEY: task.name, **info.to_json()}
         write_run_files(output_dir, config.to_json_string(), task_json, spm_model_file)
     runtime.record(output_dir)
