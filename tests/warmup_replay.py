@@ -18,11 +18,13 @@ from albert_tf.export.warmup import read_warmup_requests
 
 
 def replay_warmup_requests(saved_model_dir: str) -> dict[str, dict[str, np.ndarray]]:
-    """Signature name -> its outputs on its warm-up request (one request per signature)."""
+    """Signature name -> its outputs on its warm-up request (exactly one per signature)."""
     requests = read_warmup_requests(saved_model_dir)
     results = {}
     with tf.Graph().as_default(), tf.compat.v1.Session() as session:
         meta_graph = tf.compat.v1.saved_model.load(session, ["serve"], saved_model_dir)
+        signatures = {name for name in meta_graph.signature_def if not name.startswith("__")}
+        assert {r.model_spec.signature_name for r in requests} == signatures
         for request in requests:
             name = request.model_spec.signature_name or "serving_default"
             signature = meta_graph.signature_def[name]
@@ -40,8 +42,6 @@ def replay_warmup_requests(saved_model_dir: str) -> dict[str, dict[str, np.ndarr
 def assert_replayed(saved_model_dir: str) -> dict[str, dict[str, np.ndarray]]:
     """Every signature has one request; every output has one row and finite values."""
     results = replay_warmup_requests(saved_model_dir)
-    loaded = tf.saved_model.load(saved_model_dir)
-    assert set(results) == set(loaded.signatures), (sorted(results), sorted(loaded.signatures))
     for name, outputs in results.items():
         for key, value in outputs.items():
             assert value.shape[0] == 1, (name, key, value.shape)
