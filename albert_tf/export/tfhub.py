@@ -124,7 +124,7 @@ def _load_keras(path: str) -> keras.Model:
     try:
         albert_parts(model)
     except UserError as error:
-        raise UserError(f"{path}: holds {error}") from None
+        raise UserError(f"{path} holds {error.what}", fix=error.fix) from None
     return model
 
 

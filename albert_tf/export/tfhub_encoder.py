@@ -83,8 +83,8 @@ def albert_parts(model) -> tuple[AlbertEncoder, AlbertMaskedLMHead | None]:
     encoder = model if isinstance(model, AlbertEncoder) else getattr(model, "encoder", None)
     if not isinstance(encoder, AlbertEncoder):
         raise UserError(
-            f"a {type(model).__name__} is not an ALBERT model; TF Hub encoders are exported "
-            "from an AlbertEncoder, an AlbertPretrainer or a model fine-tuned with albert_tf."
+            f"a {type(model).__name__}, not an ALBERT model",
+            fix="export an AlbertEncoder, an AlbertPretrainer or a model fine-tuned with albert_tf",
         )
     return encoder, None
 

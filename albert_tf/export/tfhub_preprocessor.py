@@ -15,13 +15,13 @@ with Transformer encoders), the companion of the encoder of tfhub_encoder.py:
   `start_of_sequence_id` (`[CLS]`), `end_of_segment_id` (`[SEP]`), `padding_id` (`<pad>`),
   `mask_id` (`[MASK]`).
 * `preprocessor.bert_pack_inputs(segments, seq_length=None)`: a list of one or two int32
-  RaggedTensors `[batch, (tokens)]` (or `[batch, (words), (tokens)]`, flattened) -> the encoder
-  inputs at `seq_length` (default: the export's), as the API prescribes: `[CLS] a [SEP] b [SEP]`,
-  every segment ending with `[SEP]` (an empty one too, unlike albert_tf's own text signatures,
-  which pack an empty second text as a single segment), segments cut round-robin to prefixes
-  of about equal length (for two segments the original ALBERT's longest-first truncation gives
-  the same lengths). `seq_length` must leave room for the special tokens and stay within the
-  encoder's positions (an error otherwise).
+  RaggedTensors `[batch, (tokens)]` (the API asks for the ragged rank of `tokenize`'s output)
+  -> the encoder inputs at `seq_length` (default: the export's), as the API prescribes:
+  `[CLS] a [SEP] b [SEP]`, every segment ending with `[SEP]` (an empty one too, unlike
+  albert_tf's own text signatures, which pack an empty second text as a single segment),
+  segments cut round-robin to prefixes of about equal length (for two segments, the lengths of
+  the original ALBERT's longest-first truncation). `seq_length` must leave room for the special
+  tokens and stay within the encoder's positions (an error otherwise).
 * `sp_model_file`: the SentencePiece model (an asset).
 * Signature `serving_default(sentences)` -> the encoder inputs, for TF Serving (with warm-up
   records, export/warmup.py).
@@ -84,7 +84,7 @@ class _Tokenize(tf.Module):
 
 
 class _BertPackInputs(tf.Module):
-    """`bert_pack_inputs(segments, seq_length=<default>)`, traced for each structure it takes.
+    """`bert_pack_inputs(segments, seq_length=<default>)`, traced for one and two segments.
 
     The default is a Python default of the function (a restored function converts it, or a
     Python `seq_length`, to the traced scalar), so it is set per instance, in `__init__`.
@@ -98,10 +98,9 @@ class _BertPackInputs(tf.Module):
             segments = list(inputs) if isinstance(inputs, list | tuple) else [inputs]
             return bert_pack_inputs(segments, seq_length, max_seq_length)
 
-        for ragged_rank in (1, 2):
-            for num_segments in (1, 2):
-                spec = tf.RaggedTensorSpec([None] * (ragged_rank + 1), tf.int32, ragged_rank)
-                call.get_concrete_function([spec] * num_segments, tf.TensorSpec([], tf.int32))
+        spec = tf.RaggedTensorSpec([None, None], tf.int32, ragged_rank=1)
+        for num_segments in (1, 2):
+            call.get_concrete_function([spec] * num_segments, tf.TensorSpec([], tf.int32))
         self.__call__ = call
 
 
@@ -109,8 +108,7 @@ def bert_pack_inputs(segments: list[tf.RaggedTensor], seq_length, max_seq_length
     """The TF Hub packing of 1 or 2 ragged segments (see the module docstring); int32 outputs."""
     if len(segments) not in (1, 2):
         raise ValueError(f"bert_pack_inputs takes 1 or 2 segments, got {len(segments)}.")
-    segments = [s.merge_dims(1, -1) if s.ragged_rank > 1 else s for s in segments]
-    segments = [tf.cast(s, tf.int32) for s in segments]
+    segments = [tf.cast(segment, tf.int32) for segment in segments]
     seq_length = tf.cast(seq_length, tf.int32)
     specials = len(segments) + 1
     tf.debugging.assert_greater_equal(
