@@ -44,15 +44,7 @@ from albert_tf.tokenization.text_features import AlbertTextFeatures
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
 SAMPLE = os.path.join(os.path.dirname(__file__), os.pardir, "data", "sample.txt")
-CONFIG = AlbertConfig(
-    vocab_size=300,
-    embedding_size=16,
-    hidden_size=32,
-    num_hidden_layers=2,
-    num_attention_heads=2,
-    intermediate_size=64,
-    max_position_embeddings=64,
-)
+CONFIG = AlbertConfig.preset("albert_tiny", vocab_size=300)
 SEQ_LENGTH = 24
 A = "Ann flew to Tokyo."
 B = "She landed on Monday."
