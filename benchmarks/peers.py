@@ -2,7 +2,7 @@
 
 `keras_hub_backbone`: keras-hub's `AlbertBackbone` for an `AlbertConfig`; `hf_config`: the
 Hugging Face `transformers.AlbertConfig` for it, and `hf_fast_tokenizer`: its fast tokenizer for
-a SentencePiece model (both through albert_tf's own converters, so the peers cannot drift
+a SentencePiece model (all through albert_tf's own converters, so the peers cannot drift
 apart). Imported lazily: each peer is an optional install.
 """
 
@@ -14,25 +14,15 @@ from typing import Any
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.config_conversion import hf_config_dict
 from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.convert.keras_hub_config import backbone_kwargs
 
 
 def keras_hub_backbone(config: AlbertConfig, precision: str, dropout: float = 0.0) -> Any:
     """keras-hub's `AlbertBackbone` of `config`'s shape, in the dtype policy `precision`."""
     import keras_hub
 
-    return keras_hub.models.AlbertBackbone(
-        vocabulary_size=config.vocab_size,
-        num_layers=config.num_hidden_layers,
-        num_heads=config.num_attention_heads,
-        num_groups=config.num_hidden_groups,
-        num_inner_repetitions=config.inner_group_num,
-        embedding_dim=config.embedding_size,
-        hidden_dim=config.hidden_size,
-        intermediate_dim=config.intermediate_size,
-        dropout=dropout,
-        max_sequence_length=config.max_position_embeddings,
-        dtype=precision,
-    )
+    kwargs = {**backbone_kwargs(config), "dropout": dropout}
+    return keras_hub.models.AlbertBackbone(**kwargs, dtype=precision)
 
 
 def hf_config(config: AlbertConfig, **overrides: Any) -> Any:

@@ -1,9 +1,10 @@
-"""Converts ALBERT checkpoints between albert_tf, the original TF1 release and Hugging Face.
+"""Converts ALBERT checkpoints: albert_tf, the original TF1 release, Hugging Face, keras-hub.
 
-Formats (see albert_tf/export/convert.py for the layouts):
+Formats (see albert_tf/convert/convert.py for the layouts):
   tf1        original `model.ckpt-*` (prefix or directory) + albert_config.json
   hf         Hugging Face directory (config.json, model.safetensors / pytorch_model.bin)
   albert_tf  encoder.keras / pretrainer.keras / a task's model.keras (file or directory)
+  keras_hub  keras-hub preset directory (AlbertBackbone, AlbertTextClassifier; needs keras-hub)
 
 The output is a directory, written under a temporary name and renamed at the end;
 an existing output is refused without --overwrite.
@@ -18,6 +19,10 @@ Examples:
     # e.g. to serve as a raw-text SavedModel (README: "serving Hugging Face classifiers"):
     python scripts/convert_checkpoint.py --from=hf --to=albert_tf --input=hf_classifier \
         --spm_model_file=hf_classifier/spiece.model --output=out/classifier
+    # A finished classification run -> a preset `keras_hub.models.AlbertTextClassifier
+    # .from_preset(...)` loads (its spm.model and max_seq_length are taken from the run):
+    python scripts/convert_checkpoint.py --from=albert_tf --to=keras_hub --input=sst2 \
+        --output=out/sst2_keras_hub
 """
 
 from __future__ import annotations
@@ -41,7 +46,10 @@ flags.DEFINE_string("spm_model_file", None, "SentencePiece model to ship with th
 flags.DEFINE_enum(
     "heads", "auto", ["auto", "yes", "no"], "Convert the MLM/SOP heads: auto = when present."
 )
-flags.DEFINE_bool("do_lower_case", True, "Lowercasing of the exported HF tokenizer.")
+flags.DEFINE_bool("do_lower_case", True, "Lowercasing of the written HF/keras-hub tokenizer.")
+flags.DEFINE_integer(
+    "seq_length", None, "keras-hub classifier input length; default: the run's, else positions."
+)
 flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 flags.mark_flags_as_required(["from", "to", "input", "output"])
 
@@ -60,6 +68,7 @@ def main(argv: list[str]) -> None:
         overwrite=values.overwrite,
         heads=heads,
         do_lower_case=values.do_lower_case,
+        seq_length=values.seq_length,
     )
     print(f"Wrote {output} ({values['from'].value} -> {values.to})")
 

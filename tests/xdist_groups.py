@@ -31,6 +31,8 @@ MODULE_BUILDS = (
     "pretrainer_file",  # test_kill_during_writes.py: a saved pretrainer
     "script_workdir",  # test_saved_model_script.py: a pretraining run to export
     "converted_dir",  # test_hf_classifier_serving.py: a converted Hugging Face classifier
+    "albert_presets",  # test_keras_hub.py: albert_tf models written as keras-hub presets
+    "keras_hub_presets",  # test_keras_hub.py: presets keras-hub writes from random models
 )
 
 

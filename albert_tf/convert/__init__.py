@@ -1,10 +1,11 @@
-"""Checkpoint conversion: original TF1 and Hugging Face checkpoints, both ways, with task heads."""
+"""Checkpoint conversion: original TF1, Hugging Face and keras-hub, both ways, with task heads."""
 
 from albert_tf.lazy_exports import lazy_exports
 
 __all__ = [
     "convert_checkpoint",
     "load_hf_model",
+    "load_keras_hub_model",
     "load_model",
     "save_model",
 ]

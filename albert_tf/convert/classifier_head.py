@@ -64,4 +64,5 @@ SEQUENCE_CLASSIFICATION = TaskHead(
     build=_build,
     hf_config=_hf_config,
     from_tf1=_from_tf1,
+    keras_hub_task="AlbertTextClassifier",
 )

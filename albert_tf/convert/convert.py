@@ -1,4 +1,4 @@
-"""Checkpoint conversion between albert_tf, the original TF1 release and Hugging Face.
+"""Checkpoint conversion: albert_tf, the original TF1 release, Hugging Face and keras-hub.
 
 Formats and their on-disk layouts:
 
@@ -15,7 +15,13 @@ Formats and their on-disk layouts:
   file, or a directory with them. Written as a directory: `encoder.keras` (what
   pretraining's `init_checkpoint` and fine-tuning read), `pretrainer.keras` when
   the model has the pretraining heads, `model.keras` for a fine-tuned task model,
-  `albert_config.json`, and the SentencePiece model.
+  `albert_config.json`, and the SentencePiece model (from a keras-hub preset: an encoder
+  bundle, `spm.model` + `tokenizer_config.json`, what fine-tuning's `--init_checkpoint` reads).
+* `"keras_hub"`: a keras-hub preset directory (`config.json` of an `AlbertBackbone`,
+  `model.weights.h5`, the tokenizer; a classifier's `task.json`, `preprocessor.json`): see
+  keras_hub_preset.py. Written from an encoder or classifier with its SentencePiece model (by
+  default the `spm.model` of an albert_tf directory) and, for a classifier, the preprocessor's
+  `seq_length` (by default the fine-tuning run's); read with the preset's own tokenizer.
 
 Models with the MLM and SOP heads load as `AlbertPretrainer`, fine-tuned task
 models (Hugging Face `AlbertForSequenceClassification`, ...; see task_heads.py) as
@@ -52,6 +58,11 @@ from albert_tf.convert.hf_checkpoint import (
     save_hf_weights,
 )
 from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.convert.keras_hub_preset import (
+    load_keras_hub_model,
+    preset_tokenizer,
+    write_keras_hub,
+)
 from albert_tf.convert.task_heads import (
     TASK_HEADS,
     task_head_for_architecture,
@@ -67,6 +78,7 @@ from albert_tf.convert.tf1_checkpoint import (
 from albert_tf.convert.weight_names import split_model
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import MissingInputError, UserError
+from albert_tf.export.encoder_bundle import save_encoder_bundle
 from albert_tf.file_names import (
     ALBERT_CONFIG_FILE,
     ENCODER_FILE,
@@ -77,7 +89,7 @@ from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
 
-FORMATS = ("tf1", "hf", "albert_tf")
+FORMATS = ("tf1", "hf", "albert_tf", "keras_hub")
 TF1_CHECKPOINT_NAME = "model.ckpt-0"
 _HF_HEAD_KEYS = ("predictions.dense.weight", "sop_classifier.classifier.weight")
 
@@ -203,6 +215,8 @@ def load_model(
         return load_tf1_model(path, config, heads)
     if fmt == "hf":
         return load_hf_model(path, config, heads)
+    if fmt == "keras_hub":  # The preset carries its config.
+        return load_keras_hub_model(path, heads)
     return load_albert_tf_model(path, heads)
 
 
@@ -254,16 +268,31 @@ def write_hf(
                 f.write(content)
 
 
-def write_albert_tf(model: keras.Model, directory: str, spm_model_file: str | None = None) -> None:
-    """Writes `encoder.keras` (+ `pretrainer.keras` or a task's `model.keras`), the config."""
+def write_albert_tf(
+    model: keras.Model,
+    directory: str,
+    spm_model_file: str | None = None,
+    do_lower_case: bool = True,
+    seq_length: int | None = None,
+    bundle: bool = False,
+) -> None:
+    """Writes `encoder.keras` (+ `pretrainer.keras` or a task's `model.keras`), the config.
+
+    With `bundle` and a SentencePiece model, the encoder is written as an encoder bundle
+    (export/encoder_bundle.py: the model as `spm.model`, `do_lower_case` and `seq_length` in
+    `tokenizer_config.json`); else the model keeps its file name.
+    """
     encoder, pretrainer = split_model(model)
-    encoder.save(os.path.join(directory, ENCODER_FILE))
+    if bundle and spm_model_file:
+        save_encoder_bundle(directory, encoder, spm_model_file, do_lower_case, seq_length)
+    else:
+        encoder.save(os.path.join(directory, ENCODER_FILE))
+        encoder.config.to_json_file(os.path.join(directory, ALBERT_CONFIG_FILE))
+        _copy_spm(spm_model_file, directory)
     if pretrainer is not None:
         pretrainer.save(os.path.join(directory, PRETRAINER_FILE))
     elif task_head_for_model(model) is not None:
         model.save(os.path.join(directory, FINETUNED_MODEL_FILE))
-    encoder.config.to_json_file(os.path.join(directory, ALBERT_CONFIG_FILE))
-    _copy_spm(spm_model_file, directory)
 
 
 def save_model(
@@ -273,8 +302,14 @@ def save_model(
     spm_model_file: str | None = None,
     overwrite: bool = False,
     do_lower_case: bool = True,
+    seq_length: int | None = None,
+    bundle: bool = False,
 ) -> str:
-    """Writes `model` as a `fmt` directory at `path`, atomically; returns `path`."""
+    """Writes `model` as a `fmt` directory at `path`, atomically; returns `path`.
+
+    `seq_length`: a keras-hub classifier's preprocessor length, an albert_tf bundle's; `bundle`:
+    see `write_albert_tf`.
+    """
     _check_format("to", fmt)
     needed = lambda: variables_bytes(model.weights)  # noqa: E731
     with (
@@ -286,8 +321,10 @@ def save_model(
             write_tf1(model, directory, spm_model_file)
         elif fmt == "hf":
             write_hf(model, directory, spm_model_file, do_lower_case)
+        elif fmt == "keras_hub":
+            write_keras_hub(model, directory, spm_model_file, do_lower_case, seq_length)
         else:
-            write_albert_tf(model, directory, spm_model_file)
+            write_albert_tf(model, directory, spm_model_file, do_lower_case, seq_length, bundle)
     return path
 
 
@@ -301,12 +338,30 @@ def convert_checkpoint(
     overwrite: bool = False,
     heads: bool | None = None,
     do_lower_case: bool = True,
+    seq_length: int | None = None,
 ) -> str:
-    """Reads `input_path` as `from_format` and writes it as `to_format` at `output_path`."""
+    """Reads `input_path` as `from_format` and writes it as `to_format` at `output_path`.
+
+    Conversions from or to keras-hub take the SentencePiece model and `seq_length` that came
+    with the input when not given (`preset_tokenizer`).
+    """
     _check_format("from", from_format)
     _check_format("to", to_format)
     refuse_existing(output_path, overwrite)  # Before the (slow) load.
     if spm_model_file and not os.path.isfile(spm_model_file):
         raise MissingInputError("no such SentencePiece model", where=spm_model_file)
+    if "keras_hub" in (from_format, to_format):
+        found_spm, found_length = preset_tokenizer(from_format, input_path)
+        spm_model_file = spm_model_file or found_spm
+        seq_length = seq_length or found_length
     model = load_model(from_format, input_path, config, heads)
-    return save_model(model, to_format, output_path, spm_model_file, overwrite, do_lower_case)
+    return save_model(
+        model,
+        to_format,
+        output_path,
+        spm_model_file,
+        overwrite,
+        do_lower_case,
+        seq_length,
+        bundle=from_format == "keras_hub",
+    )

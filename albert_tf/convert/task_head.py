@@ -29,6 +29,8 @@ class TaskHead:
         hf_pooler: whether the Hugging Face model has the pooler (`AlbertForQuestionAnswering`
             and token classification build `AlbertModel(add_pooling_layer=False)`); without
             it the pooler keeps its weights on load and is left out on save.
+        keras_hub_task: the keras-hub task class of this head (`registered_name` without
+            `keras_hub>`); None where keras-hub has none (keras_hub_preset.py refuses those).
     """
 
     model_class: type[keras.Model]
@@ -38,3 +40,4 @@ class TaskHead:
     hf_config: Callable[[keras.Model], dict[str, Any]]
     from_tf1: Callable[[AlbertEncoder, dict[str, np.ndarray]], keras.Model | None] | None = None
     hf_pooler: bool = True
+    keras_hub_task: str | None = None

@@ -66,13 +66,15 @@ def split_model(model: keras.Model) -> tuple[AlbertEncoder, AlbertPretrainer | N
     )
 
 
-def check_convertible(config: AlbertConfig) -> None:
-    """Raises `ValueError` when `config` has no original/Hugging Face counterpart."""
+def check_convertible(
+    config: AlbertConfig, target: str = "the original TF1 release or in Hugging Face"
+) -> None:
+    """Raises `UserError` when `config`'s sharing has no counterpart in `target`."""
     if config.sharing != "all_shared":
         raise UserError(
-            f"sharing={config.sharing!r} has no counterpart in the original TF1 release or in "
-            "Hugging Face, which share whole blocks by group (sharing='all_shared'); keep "
-            "such models in albert_tf's own formats (.keras, checkpoints, SavedModel)."
+            f"sharing={config.sharing!r} has no counterpart in {target}, where whole blocks are "
+            "shared by group (sharing='all_shared'); keep such models in albert_tf's own "
+            "formats (.keras, checkpoints, SavedModel)."
         )
 
 
