@@ -12,9 +12,7 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the SentencePiece ops of the SavedModels)
 
 from albert_tf.config import AlbertConfig
-from albert_tf.errors import MissingInputError, UserError
-from albert_tf.export.tfhub import export_tfhub, load_tfhub_source
-from albert_tf.export.tfhub_encoder import float32_parts
+from albert_tf.export.tfhub import export_tfhub
 from albert_tf.export.warmup import WARMUP_FILE
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from albert_tf.tokenization import AlbertTokenizer
@@ -23,6 +21,9 @@ from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
 from tests.hostile_text import HOSTILE_BATCHES, LONG, hostile_batch
 from tests.warmup_replay import assert_replayed
 
+# Every test here needs the module's export (`hub_dir`): ~15 s on 2 cores. The sources and
+# errors of export_tfhub, which need no export, are in test_tfhub_sources.py.
+pytestmark = pytest.mark.slow
 SEQ_LENGTH = 24
 TOLERANCE = 1e-5
 # Two layers of two inner blocks: four applied blocks, hence four `encoder_outputs`.
@@ -224,7 +225,7 @@ def test_warmup_requests_replay(hub_dir, part):
         assert results["mlm"]["mlm_logits"].shape == (1, 2, TINY_VOCAB_SIZE)
 
 
-@pytest.mark.slow  # ~15 s on 2 cores: tf-keras builds and trains a model on both SavedModels.
+# tf-keras builds and trains a model on both SavedModels (~15 s on 2 cores).
 def test_hub_keras_layers_fine_tune_the_encoder(hub_dir, hub_pretrainer):
     from tests.tf_hub import hub, tf_keras
 
@@ -255,48 +256,3 @@ def test_hub_keras_layers_fine_tune_the_encoder(hub_dir, hub_pretrainer):
         if np.array_equal(a, b)
     ]
     assert not unchanged
-
-
-def test_float32_parts_of_a_mixed_precision_model():
-    model = AlbertPretrainer(AlbertEncoder(CONFIG, dtype="mixed_bfloat16"))
-    encoder, head = float32_parts(model)
-    assert encoder.compute_dtype == "float32" and head.compute_dtype == "float32"
-    assert encoder.output_all_layers
-    assert head.token_embedding is encoder.embeddings.word_embeddings
-    for copy, original in ((encoder, model.encoder), (head, model.masked_lm_head)):
-        for a, b in zip(copy.get_weights(), original.get_weights(), strict=True):
-            np.testing.assert_array_equal(a, b)
-
-
-def test_bad_sources_are_one_clear_error_and_write_nothing(tmp_path, tiny_model_file):
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    other = tmp_path / "dense.keras"
-    keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]).save(other)
-    export_dir = tmp_path / "out"
-    with pytest.raises(MissingInputError, match="no ALBERT model here"):
-        export_tfhub(str(export_dir), str(empty), tiny_model_file)
-    with pytest.raises(
-        UserError, match=r"dense.keras holds a Sequential, not an ALBERT model, export"
-    ):
-        export_tfhub(str(export_dir), str(other), tiny_model_file)
-    small = AlbertEncoder(CONFIG.replace(vocab_size=50))
-    with pytest.raises(UserError, match="has 300 pieces but the encoder's vocab_size is 50"):
-        export_tfhub(str(export_dir), small, tiny_model_file)
-    with pytest.raises(UserError, match="no SentencePiece model came with the model"):
-        export_tfhub(str(export_dir), small)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dense.keras", "empty"]
-
-
-def test_sources_albert_tf_writes(tmp_path, hub_pretrainer, tiny_model_file):
-    from albert_tf.export.encoder_bundle import save_encoder_bundle
-
-    hub_pretrainer.save(tmp_path / "pretrainer.keras")
-    assert isinstance(load_tfhub_source(str(tmp_path)).model, AlbertPretrainer)
-    bundle = save_encoder_bundle(
-        str(tmp_path / "bundle"), hub_pretrainer.encoder, tiny_model_file, do_lower_case=False
-    )
-    source = load_tfhub_source(bundle)
-    assert isinstance(source.model, AlbertEncoder)
-    assert source.spm_model_file == os.path.join(bundle, "spm.model")
-    assert source.do_lower_case is False
