@@ -31,7 +31,7 @@ from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.convert.convert import load_model
 from albert_tf.errors import UserError
 from albert_tf.export.saved_model import export_saved_model
-from albert_tf.export.tfhub import TfHubSource, export_tfhub
+from albert_tf.export.tfhub import export_tfhub
 
 flags.DEFINE_enum(
     "format",
@@ -88,9 +88,7 @@ def main(argv: list[str]) -> None:
     if values.format == "tfhub":
         source = values.checkpoint
         if values.checkpoint_format != "albert_tf":
-            source = TfHubSource(
-                load_model(values.checkpoint_format, source, values.albert_config_file)
-            )
+            source = load_model(values.checkpoint_format, source, values.albert_config_file)
         casing = values.do_lower_case if values["do_lower_case"].present else None
         export_dir = export_tfhub(
             values.export_dir,

@@ -38,12 +38,11 @@ import keras
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.config import AlbertConfig
-from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import load_encoder, read_tokenizer_config, resolve_bundle_dir
 from albert_tf.export.saved_model import load_albert_model
-from albert_tf.export.tfhub_encoder import albert_parts, write_tfhub_encoder
-from albert_tf.export.tfhub_preprocessor import write_tfhub_preprocessor
+from albert_tf.export.tfhub_encoder import albert_parts, export_tfhub_encoder
+from albert_tf.export.tfhub_preprocessor import export_tfhub_preprocessor
 from albert_tf.file_names import (
     ALBERT_CONFIG_FILE,
     ENCODER_FILE,
@@ -175,16 +174,12 @@ def export_tfhub(
             )
         casing = do_lower_case if do_lower_case is not None else source.do_lower_case
         max_positions = albert_parts(source.model)[0].config.max_position_embeddings
-        needed = lambda: variables_bytes(source.model.weights)  # noqa: E731
-        with (
-            explain_disk_full(export_dir, needed),
-            atomic_output_directory(export_dir, overwrite) as temp_dir,
-        ):
+        with atomic_output_directory(export_dir, overwrite) as temp_dir:
             # The encoder first: it checks the tokenizer against the model.
-            write_tfhub_encoder(
+            export_tfhub_encoder(
                 os.path.join(temp_dir, ENCODER_SUBDIR), source.model, spm_model_file
             )
-            write_tfhub_preprocessor(
+            export_tfhub_preprocessor(
                 os.path.join(temp_dir, PREPROCESSOR_SUBDIR),
                 spm_model_file,
                 seq_length or min(DEFAULT_SEQ_LENGTH, max_positions),

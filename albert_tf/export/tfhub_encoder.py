@@ -214,19 +214,6 @@ class TfHubEncoder(_Encoder):
         return signatures
 
 
-def write_tfhub_encoder(directory: str, model, spm_model_file: str) -> TfHubEncoder:
-    """Writes the encoder SavedModel into `directory` (no atomicity: see `export_tfhub`)."""
-    root = TfHubEncoder(model, spm_model_file)
-    if not hasattr(root, "mlm"):
-        logging.warning(
-            "Exporting an encoder without the masked-LM head: the TF Hub encoder has no `mlm`."
-        )
-    tf.saved_model.save(root, directory, signatures=root.signatures())
-    tokenizer = AlbertTokenizer(spm_model_file).text_tokenizer_layer
-    write_warmup_requests(directory, [tokenizer, root.keras_encoder])
-    return root
-
-
 def export_tfhub_encoder(
     export_dir: str, model, spm_model_file: str, overwrite: bool = False
 ) -> str:
@@ -241,10 +228,16 @@ def export_tfhub_encoder(
     export_dir = os.path.abspath(os.fspath(export_dir))
     with output_lock(export_dir):
         refuse_existing(export_dir, overwrite)
-        needed = lambda: variables_bytes(model.weights)  # noqa: E731
+        root = TfHubEncoder(model, spm_model_file)
+        if not hasattr(root, "mlm"):
+            logging.warning("Exporting an encoder without the masked-LM head: no `mlm`.")
+        signatures = root.signatures()
+        tokenizer = AlbertTokenizer(spm_model_file).text_tokenizer_layer
+        needed = lambda: variables_bytes(root.variables)  # noqa: E731
         with (
             explain_disk_full(export_dir, needed),
             atomic_output_directory(export_dir, overwrite) as temp_dir,
         ):
-            write_tfhub_encoder(temp_dir, model, spm_model_file)
+            tf.saved_model.save(root, temp_dir, signatures=signatures)
+            write_warmup_requests(temp_dir, [tokenizer, root.keras_encoder])
     return export_dir

@@ -170,21 +170,6 @@ class TfHubPreprocessor(tf.Module):
         return bert_pack_inputs(segments, self._seq_length, self._max_seq_length)
 
 
-def write_tfhub_preprocessor(
-    directory: str,
-    spm_model_file: str,
-    seq_length: int = 128,
-    max_seq_length: int = 512,
-    do_lower_case: bool = True,
-) -> TfHubPreprocessor:
-    """Writes the preprocessor SavedModel into `directory` (no atomicity: see `export_tfhub`)."""
-    root = TfHubPreprocessor(spm_model_file, seq_length, max_seq_length, do_lower_case)
-    signatures = {"serving_default": root.__call__.get_concrete_function()}
-    tf.saved_model.save(root, directory, signatures=signatures)
-    write_warmup_requests(directory)
-    return root
-
-
 def export_tfhub_preprocessor(
     export_dir: str,
     spm_model_file: str,
@@ -206,8 +191,9 @@ def export_tfhub_preprocessor(
     export_dir = os.path.abspath(os.fspath(export_dir))
     with output_lock(export_dir):
         refuse_existing(export_dir, overwrite)
+        root = TfHubPreprocessor(spm_model_file, seq_length, max_seq_length, do_lower_case)
+        signatures = {"serving_default": root.__call__.get_concrete_function()}
         with atomic_output_directory(export_dir, overwrite) as temp_dir:
-            write_tfhub_preprocessor(
-                temp_dir, spm_model_file, seq_length, max_seq_length, do_lower_case
-            )
+            tf.saved_model.save(root, temp_dir, signatures=signatures)
+            write_warmup_requests(temp_dir)
     return export_dir
