@@ -17,7 +17,7 @@ A batch of one per signature: enough to initialize each signature's graph. The s
 load a model whose warm-up fails, so the tests replay every record the way the server does.
 
 Example:
-    >>> import tempfile, keras
+    >>> import tempfile
     >>> export_dir = tempfile.mkdtemp()
     >>> module = tf.Module()
     >>> module.f = tf.function(lambda text_a: {"n": tf.strings.length(text_a)},

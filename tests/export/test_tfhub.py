@@ -147,7 +147,12 @@ def test_tokenize_gives_albert_tokenizer_ids(preprocessor, tiny_model_file):
     assert isinstance(tokens, tf.RaggedTensor) and tokens.ragged_rank == 1
     assert tokens.dtype == tf.int32
     assert tokens.to_list() == [tokenizer.encode(text) for text in TEXTS]
-    texts = HOSTILE_BATCHES["NUL characters"] + HOSTILE_BATCHES["empty strings"]
+    # The hostile batches Python strings can hold (invalid UTF-8 is only served: see below).
+    texts = [
+        *HOSTILE_BATCHES["NUL characters"],
+        *HOSTILE_BATCHES["empty strings"],
+        *HOSTILE_BATCHES["250,000 characters"],
+    ]
     assert preprocessor.tokenize(tf.constant(texts)).to_list() == tokenizer.encode_batch(texts)
 
 
