@@ -47,6 +47,7 @@ from peers import keras_hub_backbone
 from roofline import GEMM_DTYPES, encoder_forward_flops, gemm_gflops
 from timing import interleaved_seconds
 
+from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.data.pretrain_input import pretrain_dataset
@@ -261,6 +262,7 @@ def main() -> None:
     # Thread pools must be set before TensorFlow runs its first op.
     tf.config.threading.set_inter_op_parallelism_threads(args.inter_op_threads)
     tf.config.threading.set_intra_op_parallelism_threads(args.intra_op_threads)
+    runtime.configure()  # As the pretraining loop does.
     config = AlbertConfig.preset(args.preset, hidden_dropout_prob=0.0)
     implementations = args.implementations.split(",")
     if "keras_hub" in implementations:

@@ -42,6 +42,7 @@ from peers import hf_config as peer_hf_config
 from peers import hf_fast_tokenizer, keras_hub_backbone
 from timing import interleaved_seconds
 
+from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.models import AlbertClassifier, AlbertEncoder
@@ -182,6 +183,7 @@ def main() -> None:
         args.rounds *= args.processes
         _report(args, latencies, seconds)
         return
+    runtime.configure()  # Exports serve on constant weights where that is faster here.
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)

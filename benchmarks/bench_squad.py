@@ -35,6 +35,7 @@ from peers import hf_config as peer_hf_config
 from peers import hf_fast_tokenizer
 from timing import interleaved_seconds, median_rates
 
+from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.span_qa.decoding import decode
 from albert_tf.finetune.span_qa.examples import read_squad
@@ -134,10 +135,10 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     import torch
     import transformers
 
-    from albert_tf.finetune.prediction import freezes_for_prediction, predict_outputs
     from albert_tf.finetune.span_qa.run import PADDING_LOGIT
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.span_qa import AlbertSpanQA
+    from albert_tf.runtime.prediction import freezes_for_prediction, predict_outputs
 
     examples = examples[: FLAGS.predict_questions]
     config = AlbertConfig.preset(FLAGS.preset).replace(vocab_size=tokenizer.vocab_size)
@@ -213,6 +214,7 @@ def bench_prediction(examples, tokenizer, hf) -> None:
 
 def main(argv) -> None:
     del argv
+    runtime.configure()  # As run_squad predicts.
     with tempfile.TemporaryDirectory() as workdir:
         spm_model_file = FLAGS.spm_model_file or train_sentencepiece(
             [os.path.join(REPO_ROOT, "data", "sample.txt")],

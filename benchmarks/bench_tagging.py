@@ -8,7 +8,7 @@ model and batch size:
   (in-graph `WordPieceAligner` featurization into `--seq_length` windows, the logits at each
   word's first piece; frozen weights on a CPU), per precision of the model (float32,
   mixed_bfloat16); `albert_tf ... variables`, the same on the model's variables
-  (`ALBERT_TF_FROZEN_SERVING=0`), is the control;
+  (the runtime's `frozen_serving="off"`), is the control;
 * `hf`: `transformers.AlbertForTokenClassification` on PyTorch (float32 and bf16 weights) with
   the fast tokenizer built from the same model (`albert_tf.convert.hf_tokenizer`) called with
   `is_split_into_words`, truncation at `--seq_length` and padding to the longest of the batch,
@@ -33,6 +33,7 @@ from peers import hf_config as peer_hf_config
 from peers import hf_fast_tokenizer
 from timing import interleaved_seconds, median_rates
 
+from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.tagging.datasets import predict_tag_ids
 from albert_tf.finetune.tagging.run import tag_set
@@ -62,18 +63,11 @@ def albert_tf_tagger(config, spm_file: str, labels, precision: str, args) -> Tag
 
 
 def on_variables(tag: Tagger) -> Tagger:
-    """The control: `tag` with `ALBERT_TF_FROZEN_SERVING=0` (the model's variables)."""
+    """The control: `tag` with frozen serving off (the model's variables)."""
 
     def tag_on_variables(sentences):
-        previous = os.environ.get("ALBERT_TF_FROZEN_SERVING")
-        os.environ["ALBERT_TF_FROZEN_SERVING"] = "0"
-        try:
+        with runtime.configured(runtime.RuntimeOptions(frozen_serving="off")):
             return tag(sentences)
-        finally:
-            if previous is None:
-                del os.environ["ALBERT_TF_FROZEN_SERVING"]
-            else:
-                os.environ["ALBERT_TF_FROZEN_SERVING"] = previous
 
     return tag_on_variables
 
@@ -150,6 +144,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)
+    runtime.configure()  # As run_tagging predicts.
     keras.utils.set_random_seed(0)
     data = read_tagged_file(args.data_file).take(args.sentences)
     labels = tag_set(data)

@@ -22,7 +22,7 @@ Written per step, under `--output_dir`:
 Steps: `albert_tf` and `keras_hub`, pretraining (MLM + SOP, LAMB; `bench_pretraining.py`'s
 steps) and pair classification (`fit`'s `train_step` under AdamW; `bench_finetune.py`'s models),
 ALBERT-base and -large, lengths 128 and 512, mixed_bfloat16. albert_tf's model is built as
-where TensorFlow sees a GPU (plain ops, not the CPU kernels of `models/fused_kernels.py`).
+where TensorFlow sees a GPU (plain ops, not the CPU kernels of `runtime/fused_kernels.py`).
 
 Illustration (not run; ~3 minutes on 2 CPU cores):
     python benchmarks/export_step_hlo.py --output_dir=.steps  # what run_gpu_steps.sh reads
@@ -46,9 +46,10 @@ from bench_finetune import albert_tf_classifier, keras_hub_classifier, synthetic
 from bench_pretraining import PREDICTIONS, _optimizer, keras_hub_train_step, synthetic_batch
 from roofline import encoder_forward_flops
 
+from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.config_conversion import hf_config_dict
-from albert_tf.models import AlbertEncoder, fused_kernels
+from albert_tf.models import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.pretrain_step import make_replica_train_step
@@ -208,10 +209,11 @@ def _parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = _parse_args()
-    # The graph TensorFlow builds where it sees a GPU or TPU: plain ops, no CPU kernels
-    # (`fused_kernels.fused_enabled`); set the variable to export the other form.
+    # The graph TensorFlow builds where it sees a GPU or TPU: plain ops, no CPU kernels;
+    # ALBERT_TF_FUSED_KERNELS=1 exports the other form.
     os.environ.setdefault("ALBERT_TF_FUSED_KERNELS", "0")
-    form = args.label or ("fused" if fused_kernels.fused_enabled() else "plain")
+    choices = runtime.configure(runtime.RuntimeOptions(frozen_serving="off"))
+    form = args.label or ("fused" if choices["fused_kernels"].enabled else "plain")
     os.makedirs(args.output_dir, exist_ok=True)
     manifest_path = os.path.join(args.output_dir, "manifest.json")
     batches = dict(BATCH_SIZES)

@@ -38,6 +38,7 @@ flags.mark_flags_as_required(["source", "output_dir"])
 
 def main(argv: list[str]) -> None:
     del argv
+    # No runtime.configure(): the converter is given the plain reference (no XLA kernels).
     values = flags.FLAGS
     try:
         batch_sizes = [int(value) for value in values.batch_sizes]

@@ -14,6 +14,7 @@ STAGES = (
     "albert_tf.tokenization",
     "albert_tf.data",
     "albert_tf.models",
+    "albert_tf.runtime",
     "albert_tf.training",
     "albert_tf.export",
     "albert_tf.convert",

@@ -33,9 +33,9 @@ import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.disk_space import explain_disk_full, variables_bytes
-from albert_tf.export.frozen_weights import frozen_serving_enabled
 from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.frozen_weights import frozen_serving_enabled
 
 # name -> (function, input signature); the function returns a dict of named tensors.
 Endpoints = Mapping[str, tuple[Callable, Sequence[tf.TensorSpec]]]

@@ -48,6 +48,7 @@ import keras
 import tensorflow as tf
 from tensorflow.core.protobuf import trackable_object_graph_pb2
 
+from albert_tf import runtime
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.config import AlbertConfig
 from albert_tf.disk_space import explain_disk_full, variables_bytes
@@ -202,6 +203,7 @@ def export_saved_model(
         `export_dir`.
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
+    runtime.configure()  # Whether the signatures serve on constant weights (frozen_serving).
     with output_lock(export_dir):
         return _export_saved_model(
             export_dir,

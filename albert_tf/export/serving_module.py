@@ -41,9 +41,9 @@ import os
 import tensorflow as tf
 
 from albert_tf.errors import UserError
-from albert_tf.export.frozen_weights import frozen_inference
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
+from albert_tf.runtime.frozen_weights import frozen_inference
 from albert_tf.tokenization.text_packing import pack_segments
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
@@ -53,7 +53,7 @@ class _KerasParts:
 
     def __init__(self, encoder, masked_lm_head, text_tokenizer):
         self.encoder = encoder
-        # The encoder's forward pass on constant weights (see `frozen_weights.py`).
+        # The encoder's forward pass, on constant weights where the runtime chose them.
         self.encode = frozen_inference(encoder)
         self.masked_lm_head = masked_lm_head
         self.text_tokenizer = text_tokenizer
@@ -80,8 +80,9 @@ class AlbertServingModule(tf.Module):
     """Encoder (+ masked-LM head) with in-graph tokenization, ready for `tf.saved_model.save`.
 
     Args:
-        encoder: the `AlbertEncoder`. Its weights are read here: the signatures hold them as
-            graph constants (the masked-LM head keeps variables, tied to the word embeddings).
+        encoder: the `AlbertEncoder`. Where the runtime chose frozen serving its weights are
+            read here and the signatures hold them as graph constants (the masked-LM head keeps
+            variables, tied to the word embeddings).
         spm_model_file: the SentencePiece `.model` file the encoder was trained with.
         seq_length: default packed length of the text signatures.
         do_lower_case: lowercase while normalizing, as in training.

@@ -5,7 +5,7 @@ from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.models.embeddings import AlbertEmbeddings
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.feed_forward import AlbertFeedForward
-from albert_tf.models.fused_kernels import get_activation
+from albert_tf.models.forms import get_activation
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 from albert_tf.models.pretrainer import AlbertPretrainer

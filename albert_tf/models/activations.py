@@ -1,6 +1,6 @@
 """Hidden activations named as in `albert_config.json`, as elementwise math.
 
-The fused kernels compute them (`fused_kernels.get_activation` / `bias_activation`).
+Layers apply them through `forms.bias_activation` / `forms.get_activation`.
 """
 
 from __future__ import annotations

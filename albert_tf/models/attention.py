@@ -5,17 +5,10 @@ from __future__ import annotations
 import math
 
 import keras
-import tensorflow as tf
 from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
-from albert_tf.models.constant_weights_form import (
-    fused_dense,
-    fused_layer_norm,
-    transpose_bits,
-    use_constant_weights_form,
-)
-from albert_tf.models.fused_kernels import layer_norm_of_sum, scaled_masked_softmax
+from albert_tf.models.forms import layer_norm_of_sum, scaled_masked_softmax
 from albert_tf.models.positions import gather_positions
 
 # Added to the scores of padded keys, as in BERT/ALBERT. Applied in float32, so
@@ -124,9 +117,6 @@ class AlbertAttention(keras.layers.Layer):
         if query_positions is not None:
             queries_from = gather_positions(hidden_states, query_positions)
         num_queries = ops.shape(queries_from)[1]
-        if use_constant_weights_form(training):
-            lengths = (batch, seq, num_queries)
-            return self._call_constant_weights(hidden_states, queries_from, input_mask, lengths)
         adder = None if input_mask is None else attention_mask_adder(input_mask)
         if query_positions is not None and queries_from.shape[1] == 1:
             context = self._attend_from_one_query(
@@ -142,8 +132,7 @@ class AlbertAttention(keras.layers.Layer):
             value = self._split_heads(value, batch, seq)
 
             scores = ops.einsum("btnd,bsnd->bnts", query, key)
-            # Softmax in float32 (one fused kernel): the -10000 adder and exp are unsafe in
-            # float16.
+            # Softmax in float32 (bfloat16 aside): the -10000 adder and exp are unsafe in float16.
             probs = scaled_masked_softmax(scores, 1.0 / math.sqrt(self.head_size), adder)
             probs = self.probs_dropout(probs, training=training)
 
@@ -152,7 +141,7 @@ class AlbertAttention(keras.layers.Layer):
         if training and self.hidden_dropout_prob > 0:
             output = self.output_dropout(self.output_dense(context), training=training)
             return layer_norm_of_sum(self.layer_norm, output, queries_from)
-        # The output projection's bias is added inside the fused LayerNorm kernel.
+        # The output projection's bias is added with the residual, before the LayerNorm.
         output = ops.matmul(context, self.output_dense.kernel)
         return layer_norm_of_sum(self.layer_norm, output, queries_from, bias=self.output_dense.bias)
 
@@ -194,26 +183,6 @@ class AlbertAttention(keras.layers.Layer):
             value_bias = ops.sum(probs, -1)[..., None] * value_bias
         context = ops.einsum("bnh,hnd->bnd", mixed, value_kernel) + value_bias
         return ops.expand_dims(context, 1)
-
-    def _call_constant_weights(self, hidden_states, queries_from, input_mask, lengths):
-        """`call` at inference in the form oneDNN fuses (see `constant_weights_form`)."""
-        batch, seq, num_queries = lengths
-
-        def heads(layer, x, length):  # [B, L, H] -> [B, N, L, D]
-            split = self._split_heads(fused_dense(x, layer), batch, length)
-            return transpose_bits(split, [0, 2, 1, 3])
-
-        query = heads(self.query, queries_from, num_queries)
-        key = heads(self.key, hidden_states, seq)
-        value = heads(self.value, hidden_states, seq)
-        scores = tf.matmul(query, key, transpose_b=True)
-        logits = scores * ops.cast(1.0 / math.sqrt(self.head_size), scores.dtype)
-        if input_mask is not None:
-            logits += ops.cast(attention_mask_adder(input_mask), scores.dtype)
-        context = transpose_bits(tf.matmul(tf.nn.softmax(logits, axis=-1), value), [0, 2, 1, 3])
-        context = ops.reshape(context, (batch, num_queries, self.hidden_size))
-        output = fused_dense(context, self.output_dense, residual=queries_from)
-        return fused_layer_norm(output, self.layer_norm)
 
     def compute_output_shape(
         self, hidden_states_shape, input_mask_shape=None, query_positions_shape=None

@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import keras
-import tensorflow as tf
 from keras import ops
 
 from albert_tf.config import AlbertConfig
+from albert_tf.models import forms
 from albert_tf.models.attention import AlbertAttention
-from albert_tf.models.constant_weights_form import use_constant_weights_form
 from albert_tf.models.embeddings import AlbertEmbeddings
 from albert_tf.models.feed_forward import AlbertFeedForward
 from albert_tf.models.transformer_block import AlbertTransformerBlock
@@ -129,38 +128,11 @@ class AlbertEncoder(keras.Model):
         self.pooler = pooler
 
     def call(self, inputs, training=None, mask=None):
-        if self.output_all_layers or not use_constant_weights_form(training):
-            return super().call(inputs, training=training, mask=mask)
-        return self._call_looping_shared_blocks(inputs)
-
-    def _call_looping_shared_blocks(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        """`call` at inference with each run of layers that share blocks as a `tf.while_loop`.
-
-        For the constant-weights form (`constant_weights_form`): unrolled, every layer is a copy
-        of the block's ops, and oneDNN keeps a reordered copy of the shared weights for each;
-        in a loop there is one. Measured on a 2-core Xeon, bf16 ALBERT-base at batch 1: 45 vs
-        52 ms, and 0.8 vs 1.7 GB resident.
-        """
-        mask = inputs["input_mask"]
-        x = self.embeddings(inputs["input_word_ids"], inputs["input_type_ids"], training=False)
-        for row, count in _runs_of_shared_rows(self.layer_blocks):
-
-            def apply_row(x, row=row):
-                for block in row:
-                    y = block(x, mask, training=False)
-                    y.set_shape(x.shape)  # The loop needs the hidden size known.
-                    x = y
-                return x
-
-            if count == 1:
-                x = apply_row(x)
-            else:
-                _, x = tf.while_loop(
-                    lambda i, _, count=count: i < count,
-                    lambda i, x: (i + 1, apply_row(x)),
-                    (0, x),
-                )
-        return {"sequence_output": x, "pooled_output": self.pooler(x[:, 0, :])}
+        # The one hook for a speed-only form: the runtime's inference forward, when installed.
+        inference = forms.encoder_inference(training)
+        if inference is not None:
+            return inference(self, inputs)
+        return super().call(inputs, training=training, mask=mask)
 
     def call_at_positions(
         self,
@@ -176,8 +148,8 @@ class AlbertEncoder(keras.Model):
         only (for pretraining, about 70% of one layer's work saved). With
         `fold_projection`, the first block's queries, keys and values take the E-wide
         embeddings through the product of the projection's kernel and theirs (for
-        ALBERT-base, 1.8% of a step's matmuls; 1.4% faster for a classifier at batch
-        32, but 5% slower for pretraining at batch 8 in float32 on a 2-core Xeon).
+        ALBERT-base, 1.8% of a step's matmuls; whether that pays depends on the batch,
+        so the caller chooses).
         """
         mask = inputs["input_mask"]
         # Folded, the first block takes the E-wide embeddings through its own matmuls.
@@ -212,9 +184,9 @@ class AlbertEncoder(keras.Model):
         block's folded projection (`call_at_positions`), for ALBERT-base at length 128, 10% of
         the model's matmul work (60.5 instead of 67.1 GFLOP per sequence).
         """
-        if use_constant_weights_form(training):
-            # Served, the last layer stays in the loop: peeled off at [CLS] it would need its
-            # own copy of the shared weights (5-7% faster, the blocks' weights twice on disk).
+        if forms.encoder_inference(training) is not None:
+            # The runtime's forward serves the whole call: peeled off at [CLS], the last layer
+            # would need its own copy of the shared weights (twice on disk and in memory).
             return self(inputs, training=training)["pooled_output"]
         no_positions = ops.zeros((ops.shape(inputs["input_word_ids"])[0], 0), "int32")
         outputs = self.call_at_positions(inputs, no_positions, training, fold_projection=True)
@@ -296,19 +268,6 @@ def _make_layer_blocks(config: AlbertConfig, dtype: Any) -> list[list[AlbertTran
             )
         layer_blocks.append(row)
     return layer_blocks
-
-
-def _runs_of_shared_rows(
-    layer_blocks: list[list[AlbertTransformerBlock]],
-) -> list[tuple[list[AlbertTransformerBlock], int]]:
-    """Consecutive layers applying the same blocks, as (the blocks, how many layers)."""
-    runs: list[tuple[list[AlbertTransformerBlock], int]] = []
-    for row in layer_blocks:
-        if runs and list(map(id, runs[-1][0])) == list(map(id, row)):
-            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
-        else:
-            runs.append((row, 1))
-    return runs
 
 
 def _in_order(layer_blocks: list[list[AlbertTransformerBlock]]) -> list[AlbertTransformerBlock]:

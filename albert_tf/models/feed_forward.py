@@ -7,12 +7,7 @@ from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
 from albert_tf.models.activations import activation_math
-from albert_tf.models.constant_weights_form import (
-    fused_dense,
-    fused_layer_norm,
-    use_constant_weights_form,
-)
-from albert_tf.models.fused_kernels import bias_activation, layer_norm_of_sum
+from albert_tf.models.forms import bias_activation, layer_norm_of_sum
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -72,12 +67,8 @@ class AlbertFeedForward(keras.layers.Layer):
         self.built = True
 
     def call(self, hidden_states, training=None):
-        if use_constant_weights_form(training):
-            x = fused_dense(hidden_states, self.intermediate, self.hidden_act)
-            x = fused_dense(x, self.output_dense, residual=hidden_states)
-            return fused_layer_norm(x, self.layer_norm)
-        # The Dense layers' biases are added inside the fused activation and LayerNorm kernels
-        # (one pass over the activations instead of two), unless dropout sits in between.
+        # The Dense layers' biases are added with the activation and inside the LayerNorm (one
+        # pass over the activations instead of two in a fused form), unless dropout sits between.
         x = ops.matmul(hidden_states, self.intermediate.kernel)
         x = bias_activation(x, self.intermediate.bias, self.hidden_act)
         if training and self.hidden_dropout_prob > 0:

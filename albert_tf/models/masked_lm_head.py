@@ -6,7 +6,7 @@ import keras
 from keras import ops
 
 from albert_tf.config import LAYER_NORM_EPSILON
-from albert_tf.models.fused_kernels import get_activation
+from albert_tf.models.forms import get_activation
 from albert_tf.models.positions import gather_positions
 
 

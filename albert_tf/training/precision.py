@@ -2,19 +2,18 @@
 
 `"auto"` picks mixed_bfloat16 where bf16 matmuls are faster than float32 ones, float32
 elsewhere. Accelerators are decided by what they are (TPUs, NVIDIA GPUs from Ampere on). CPUs
-are not: two 2-core AMD Zen 4 machines with the same AVX512_BF16 flag and no AMX measured bf16
-training at 1.7x float32 on one and at half of it on the other (`benchmarks/bench_pretraining.py`).
-So on a CPU:
+are not: CPUs with the same bf16 flags, AMX aside, train in bf16 well above or well below
+float32's speed (`benchmarks/bench_pretraining.py`). So on a CPU:
 
 * no bf16 instructions at all (no `avx512_bf16`, `amx_bf16` or `avx_vne_bf16`/`avx_ne_convert`
   in `/proc/cpuinfo`): float32, nothing measured;
 * otherwise a probe times an FFN-sized GEMM ([512, 768] x [768, 3072]) in both dtypes,
   interleaved, a few hundred milliseconds in all, compiled the way the run will be (with or
-  without XLA: on a Xeon with AMX, oneDNN ran the bf16 GEMM at 672 GFLOP/s on AMX tiles while
-  XLA's own bf16 dot ran at 24), and bf16 wins only when it is at least `_BF16_MARGIN` faster.
-  The result is cached per machine (CPU model, flags, core count, TensorFlow version, XLA,
-  and the oneDNN settings that pick kernels: `TF_ENABLE_ONEDNN_OPTS`, `ONEDNN_MAX_CPU_ISA`, ...)
-  in `$XDG_CACHE_HOME/albert_tf/precision_probe-*.json`, so later runs decide at once.
+  without XLA: oneDNN runs a bf16 GEMM on AMX tiles, XLA's own CPU dot does not), and bf16
+  wins only when it is at least `_BF16_MARGIN` faster.
+  The result is cached per machine (`albert_tf.runtime.probe_cache`: CPU model, flags, cores,
+  TensorFlow version, the oneDNN and thread settings; and XLA) in
+  `$XDG_CACHE_HOME/albert_tf/precision_probe-*.json`, so later runs decide at once.
   `ALBERT_TF_PRECISION_PROBE=0` skips the probe (float32 unless AMX);
   `ALBERT_TF_AUTO_PRECISION=<policy>` makes `auto` mean that policy (the test suite sets
   float32, so its numbers do not depend on the machine it runs on).
@@ -23,20 +22,17 @@ So on a CPU:
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 import time
 
 import tensorflow as tf
 
-from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
+from albert_tf.runtime.machine import BF16_FLAGS, cpu_flags
+from albert_tf.runtime.probe_cache import cached_probe
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 
-# CPU flags of instructions that compute in bf16 (dot products or matrix tiles).
-_BF16_FLAGS = ("amx_bf16", "avx512_bf16", "avx_vne_bf16", "avx_ne_convert")
 # bf16 must beat float32 by this much: mixed precision adds casts the GEMM probe does not see.
 _BF16_MARGIN = 1.15
 _PROBE_SHAPE = (512, 768, 3072)  # tokens x hidden x intermediate: ALBERT-base's FFN GEMM.
@@ -92,7 +88,7 @@ def cpu_precision_choice(jit_compile: bool = False) -> dict:
     `bfloat16_gflops`.
     """
     flags = cpu_flags()
-    bf16_flags = sorted(set(_BF16_FLAGS) & flags)
+    bf16_flags = sorted(set(BF16_FLAGS) & flags)
     if not bf16_flags:
         return {"precision": "float32", "reason": "no bf16 instructions in /proc/cpuinfo"}
     if os.environ.get("ALBERT_TF_PRECISION_PROBE", "1") == "0":
@@ -101,28 +97,28 @@ def cpu_precision_choice(jit_compile: bool = False) -> dict:
             "precision": "mixed_bfloat16" if amx else "float32",
             "reason": f"probe disabled; {'AMX' if amx else 'no AMX'} ({', '.join(bf16_flags)})",
         }
-    cache_path = _probe_cache_path(flags, jit_compile)
-    cached = _read_cache(cache_path)
-    if cached is not None:
-        return cached
-    float32, bfloat16 = probe_gemm_gflops(jit_compile=jit_compile)
-    faster = bfloat16 >= _BF16_MARGIN * float32
-    compiled = "XLA " if jit_compile else ""
-    choice = {
-        "precision": "mixed_bfloat16" if faster else "float32",
-        "reason": (
-            f"probe: {compiled}bf16 GEMM {bfloat16:.0f} vs float32 {float32:.0f} GFLOP/s "
-            f"({', '.join(bf16_flags)})"
-        ),
-        "float32_gflops": round(float32, 1),
-        "bfloat16_gflops": round(bfloat16, 1),
-    }
-    try:
-        os.makedirs(os.path.dirname(cache_path), exist_ok=True)
-        atomic_write_text(cache_path, json.dumps(choice, indent=2) + "\n")
-    except OSError:
-        pass  # A read-only home only costs the probe next time.
-    return choice
+
+    def measure() -> dict:
+        float32, bfloat16 = probe_gemm_gflops(jit_compile=jit_compile)
+        faster = bfloat16 >= _BF16_MARGIN * float32
+        compiled = "XLA " if jit_compile else ""
+        return {
+            "precision": "mixed_bfloat16" if faster else "float32",
+            "reason": (
+                f"probe: {compiled}bf16 GEMM {bfloat16:.0f} vs float32 {float32:.0f} GFLOP/s "
+                f"({', '.join(bf16_flags)})"
+            ),
+            "float32_gflops": round(float32, 1),
+            "bfloat16_gflops": round(bfloat16, 1),
+        }
+
+    return cached_probe(
+        "precision_probe",
+        [jit_compile],
+        measure,
+        valid=lambda cached: cached.get("precision") in PRECISIONS,
+        flags=flags,
+    )
 
 
 def probe_gemm_gflops(
@@ -152,64 +148,3 @@ def probe_gemm_gflops(
 def _wait(tensor: tf.Tensor) -> None:
     # Reading one element waits for the op without timing a copy of the whole product.
     float(tensor[0, 0])
-
-
-def cpu_flags() -> set[str]:
-    """The CPU feature flags of `/proc/cpuinfo` (empty where there is none)."""
-    return set(_cpuinfo_field("flags").split())
-
-
-def cpu_has_amx() -> bool:
-    """Whether the CPU advertises AMX bf16 tiles (Linux `/proc/cpuinfo`)."""
-    return "amx_bf16" in cpu_flags()
-
-
-def _cpuinfo_field(name: str) -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                key, _, value = line.partition(":")
-                if key.strip() == name:
-                    return value.strip()
-    except OSError:
-        pass
-    return ""
-
-
-# Settings that change which GEMM kernels run, read when TensorFlow loads oneDNN. On an AMX
-# Xeon the probe read bf16 509 vs float32 144 GFLOP/s by default, 127 vs 173 with
-# ONEDNN_MAX_CPU_ISA=AVX512_CORE_BF16 and 146 vs 182 with TF_ENABLE_ONEDNN_OPTS=0: a choice
-# cached under one setting is wrong under another.
-_KERNEL_ENV = (
-    "TF_ENABLE_ONEDNN_OPTS",
-    "ONEDNN_MAX_CPU_ISA",
-    "DNNL_MAX_CPU_ISA",
-    "ONEDNN_DEFAULT_FPMATH_MODE",
-    "TF_SET_ONEDNN_FPMATH_MODE",
-)
-
-
-def _probe_cache_path(flags: set[str], jit_compile: bool) -> str:
-    kernels = {name: os.environ[name] for name in _KERNEL_ENV if name in os.environ}
-    machine = json.dumps(
-        [
-            _cpuinfo_field("model name"),
-            sorted(flags),
-            os.cpu_count(),
-            tf.__version__,
-            jit_compile,
-            kernels,
-        ]
-    )
-    key = hashlib.sha256(machine.encode()).hexdigest()[:16]
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "albert_tf", f"precision_probe-{key}.json")
-
-
-def _read_cache(path: str) -> dict | None:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            cached = json.load(handle)
-    except (OSError, ValueError):
-        return None
-    return cached if cached.get("precision") in PRECISIONS else None

@@ -48,6 +48,7 @@ import os
 import keras
 import tensorflow as tf
 
+from albert_tf import runtime
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.config import AlbertConfig
 from albert_tf.data.pretrain_input import check_records, pretrain_dataset
@@ -99,6 +100,8 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
     # First: MultiWorkerMirroredStrategy must configure collectives before any
     # TensorFlow op runs (reading records below initializes the runtime).
     strategy = create_strategy(config.strategy, config.tpu)
+    # The speed-only forms for this machine (after the strategy: choosing them runs ops).
+    runtime.configure()
     albert_config = AlbertConfig.from_file_or_preset(config.albert_config_file)
     _check_config(config, albert_config)
     # Same seed, same initial weights: with the deterministic data order, a run
@@ -203,6 +206,7 @@ class _Run:
             atomic_write_text(
                 os.path.join(workdir, "pretrain_config.json"), config.to_json_string()
             )
+            runtime.record(workdir)
         self.step = int(self.step_variable.numpy())
         self.evaluator = PretrainEvaluator(config, self.model, strategy, self.files)
 

@@ -7,8 +7,6 @@ import contextlib
 import keras
 import numpy as np
 import pytest
-from keras.src.backend.common import global_state
-from keras.src.backend.common.stateless_scope import StatelessScope
 
 from albert_tf.config import AlbertConfig
 
@@ -67,15 +65,17 @@ def _symbolic_build():
 
     Keras defers variable initialization inside a StatelessScope; used to count
     the parameters of the full-size presets (e.g. 335M for BERT-large) quickly.
-    The deferred variables are unregistered afterwards so that no later scope
-    initializes them.
+    Keras keeps the deferred variables in its global state, for the next scope to
+    initialize; `clear_session` drops them (and the layer-name counters; the global
+    dtype policy, which it resets too, is put back).
     """
-    before = list(global_state.get_global_attribute("uninitialized_variables", [], True))
+    policy = keras.config.dtype_policy()
     try:
-        with StatelessScope(initialize_variables=False):
+        with keras.StatelessScope(initialize_variables=False):
             yield
     finally:
-        global_state.set_global_attribute("uninitialized_variables", before)
+        keras.utils.clear_session(free_memory=False)
+        keras.config.set_dtype_policy(policy)
 
 
 @pytest.fixture

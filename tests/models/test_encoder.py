@@ -3,6 +3,7 @@
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.models.encoder import AlbertEncoder
@@ -95,14 +96,18 @@ def test_all_shared_variables_do_not_grow_with_depth(tiny_config):
     assert counts[1] == counts[12] == counts[24] == 7 + 16 + 2
 
 
-def test_one_block_object_is_applied_at_every_layer(tiny_config):
+def test_one_block_object_is_applied_at_every_layer(tiny_config, encoder_inputs):
     encoder = AlbertEncoder(tiny_config(num_hidden_layers=6))
     blocks = [row[0] for row in encoder.layer_blocks]
     assert len(blocks) == 6 and all(block is blocks[0] for block in blocks)
     assert encoder.groups[0][0] is blocks[0]
     graph_blocks = [layer for layer in encoder.layers if isinstance(layer, AlbertTransformerBlock)]
     assert graph_blocks == [blocks[0]]
-    assert len(blocks[0]._inbound_nodes) == 6  # called once per layer
+    calls = []
+    block_call = blocks[0].call
+    blocks[0].call = lambda *args, **kwargs: calls.append(1) or block_call(*args, **kwargs)
+    encoder(encoder_inputs(seq=4))
+    assert len(calls) == 6  # called once per layer
 
 
 @pytest.mark.parametrize("change", [dict(num_hidden_groups=2), dict(inner_group_num=2)])
@@ -247,7 +252,9 @@ def test_keras_file_round_trip(tiny_config, encoder_inputs, tmp_path, sharing, g
 
 def _policies_of(encoder: AlbertEncoder) -> dict[str, str]:
     """Policy name of the model and of every sub-layer (the int32 Inputs excepted)."""
-    layers = [encoder, *encoder._flatten_layers(include_self=False, recursive=True)]
+    # Every layer the encoder tracks, however deep (what its checkpoints hold).
+    layers = [encoder, *tf.train.TrackableView(encoder).descendants()]
+    layers = [layer for layer in layers if isinstance(layer, keras.layers.Layer)]
     return {
         layer.path or layer.name: layer.dtype_policy.name
         for layer in layers

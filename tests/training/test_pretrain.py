@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -64,6 +65,15 @@ def test_run_writes_metrics_checkpoints_best_and_encoder(full_run):
     encoder = keras.saving.load_model(os.path.join(workdir, "encoder.keras"))
     saved_config = AlbertConfig.from_json_file(os.path.join(workdir, "albert_config.json"))
     assert encoder.config == saved_config
+
+
+def test_run_records_the_speed_forms_it_ran(full_run):
+    _, workdir, _ = full_run
+    with open(os.path.join(workdir, "runtime.json"), encoding="utf-8") as handle:
+        recorded = json.load(handle)
+    assert recorded["configured"]
+    assert set(recorded["forms"]) == {"fused_kernels", "frozen_serving"}
+    assert all("reason" in form for form in recorded["forms"].values())
 
 
 def test_kill_during_save_then_resume_matches_uninterrupted_run(full_run, tmp_path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.finetune.classification.examples import Examples
-from albert_tf.finetune.trim_padding import cut_to_longest
+from albert_tf.runtime.trim_padding import cut_to_longest
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
 _FEATURIZE_BATCH = 256  # Strings tokenized per call; amortizes the op overhead.

@@ -45,7 +45,6 @@ from albert_tf.finetune.classification.tasks import (
     generic_task,
     get_task,
 )
-from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.training import (
     load_finetuned_model,
     load_finetuning_encoder,
@@ -58,6 +57,7 @@ from albert_tf.finetune.training import (
 )
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.prediction import predict_outputs
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from albert_tf.training.summaries import write_scalars
 

@@ -29,10 +29,10 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.frozen_weights import frozen_inference
-from albert_tf.export.serving_weights import serving_copy
-from albert_tf.finetune.trim_padding import cut_to_longest
 from albert_tf.models.classifier import AlbertClassifier
+from albert_tf.runtime.frozen_weights import frozen_inference
+from albert_tf.runtime.serving_weights import serving_copy
+from albert_tf.runtime.trim_padding import cut_to_longest
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)

@@ -41,7 +41,6 @@ from albert_tf.finetune.multiple_choice.examples import (
 from albert_tf.finetune.multiple_choice.metrics import compute_metrics, most_frequent_answer
 from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
 from albert_tf.finetune.multiple_choice.serving import export_multiple_choice
-from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.training import (
     load_finetuned_model,
     load_finetuning_encoder,
@@ -54,6 +53,7 @@ from albert_tf.finetune.training import (
 )
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.prediction import predict_outputs
 from albert_tf.training.summaries import write_scalars
 
 Examples = list[MultipleChoiceExample]

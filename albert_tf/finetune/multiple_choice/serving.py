@@ -25,10 +25,10 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.frozen_weights import frozen_inference
-from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
+from albert_tf.runtime.frozen_weights import frozen_inference
+from albert_tf.runtime.serving_weights import serving_copy
 
 _LETTERS = tf.constant([chr(ord("A") + i) for i in range(26)])
 _IDS_SPEC = tf.TensorSpec([None, None, None], tf.int32)

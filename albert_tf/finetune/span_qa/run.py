@@ -37,7 +37,6 @@ import tensorflow as tf
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.file_names import TASK_FILE
-from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.span_qa.decoding import Predictions, decode
 from albert_tf.finetune.span_qa.examples import SquadData, read_squad
 from albert_tf.finetune.span_qa.features import SquadFeaturizer, SquadWindows
@@ -54,6 +53,7 @@ from albert_tf.finetune.training import (
 )
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.prediction import predict_outputs
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 # The logit of positions a prediction batch was cut at: padding, where no answer starts or ends.

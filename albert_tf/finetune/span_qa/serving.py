@@ -27,10 +27,10 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.frozen_weights import frozen_inference
-from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
 from albert_tf.models.span_qa import AlbertSpanQA
+from albert_tf.runtime.frozen_weights import frozen_inference
+from albert_tf.runtime.serving_weights import serving_copy
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.piece_offsets import encode_with_offsets_tf
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer

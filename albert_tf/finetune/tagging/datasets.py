@@ -21,13 +21,13 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_tf.finetune.prediction import (
+from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
+from albert_tf.runtime.prediction import (
     NOTHING_TO_TUNE,
     freezes_for_prediction,
     frozen_model_call,
 )
-from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
-from albert_tf.finetune.trim_padding import cut_to_longest
+from albert_tf.runtime.trim_padding import cut_to_longest
 
 _FEATURIZE_BATCH = 256  # Sentences featurized per call; amortizes the op overhead.
 

@@ -34,10 +34,10 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.frozen_weights import frozen_inference
-from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.models.token_classifier import AlbertTokenClassifier
+from albert_tf.runtime.frozen_weights import frozen_inference
+from albert_tf.runtime.serving_weights import serving_copy
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
 

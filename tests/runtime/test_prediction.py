@@ -10,15 +10,18 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf.finetune import prediction
-from albert_tf.finetune.prediction import (
+from albert_tf import runtime
+from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.models.multiple_choice import AlbertMultipleChoice
+from albert_tf.models.span_qa import AlbertSpanQA
+from albert_tf.runtime import prediction
+from albert_tf.runtime.prediction import (
     freezes_for_prediction,
     frozen_model_call,
     predict_outputs,
 )
-from albert_tf.models import AlbertClassifier, AlbertEncoder
-from albert_tf.models.multiple_choice import AlbertMultipleChoice
-from albert_tf.models.span_qa import AlbertSpanQA
+
+pytestmark = pytest.mark.usefixtures("frozen_serving")
 
 LENGTH = 40  # Packed length; the texts below are at most 21 pieces long, so batches are cut.
 
@@ -117,6 +120,7 @@ class _TwoReplicas:
 def test_replicas_and_the_switch_keep_model_predict(classifier, monkeypatch):
     assert not freezes_for_prediction(_TwoReplicas())
     monkeypatch.setenv("ALBERT_TF_FROZEN_SERVING", "0")
+    runtime.configure(runtime.RuntimeOptions(fused_kernels="off"))  # Decides again: env first.
     assert not freezes_for_prediction()
     monkeypatch.setattr(prediction, "frozen_model_call", None)  # Would fail if called.
     values = features(4, seed=5)

@@ -8,13 +8,15 @@ import pytest
 import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
-from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.runtime.serving_weights import serving_copy
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.conftest import TINY_ALBERT
 
 TEXTS = ["a gorgeous , witty film", "dull and far too long", ""]
+
+pytestmark = pytest.mark.usefixtures("frozen_serving")
 
 
 def _classifier(precision: str) -> AlbertClassifier:

@@ -3,15 +3,15 @@
 `model.predict` reads the weights from variables on every batch and runs every batch at its
 packed length. On one CPU replica, prediction here runs as the exported SavedModels do:
 
-* the weights are graph constants (`frozen_inference`), so oneDNN reorders them once into its
-  fastest layout instead of once per batch;
+* the weights are graph constants (`constant_weights_function`), so oneDNN reorders them once
+  into its fastest layout instead of once per batch;
 * each batch is cut to its longest text (`cut_to_longest`), so short texts cost less than
   `max_seq_length`.
 
-Elsewhere (GPUs, TPUs, several replicas, or `ALBERT_TF_FROZEN_SERVING=0`) it is
-`model.predict`, static shapes and all. The frozen function is kept while the model's weights
-stay what they were (a fingerprint of their bytes), so predicting several files after training
-freezes once.
+Elsewhere (GPUs, TPUs, several replicas, or where the runtime did not choose frozen serving:
+`albert_tf.runtime.configure`) it is `model.predict`, static shapes and all. The frozen function
+is kept while the model's weights stay what they were (a fingerprint of their bytes), so
+predicting several files after training freezes once.
 """
 
 from __future__ import annotations
@@ -25,11 +25,12 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from albert_tf.export.frozen_weights import frozen_inference, frozen_serving_enabled
-from albert_tf.finetune.trim_padding import cut_to_longest
+from albert_tf.runtime.frozen_weights import constant_weights_function, frozen_serving_enabled
+from albert_tf.runtime.machine import has_accelerator
+from albert_tf.runtime.trim_padding import cut_to_longest
 
-# For Python loops over ready batches: with tf.data's autotuning on, such a loop on a 2-core
-# machine often ended with a ~6 s stall (SST-2 dev, 320 texts: 14.4 s or 20.5 s a pass).
+# For Python loops over ready batches: with tf.data's autotuning on, such a loop on a small
+# machine can end with a stall of seconds.
 NOTHING_TO_TUNE = tf.data.Options()
 NOTHING_TO_TUNE.autotune.enabled = False
 
@@ -44,12 +45,11 @@ def freezes_for_prediction(strategy: tf.distribute.Strategy | None = None) -> bo
     `model.predict`, which places and splits the batches.
     """
     strategy = strategy or tf.distribute.get_strategy()
-    on_accelerator = tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU")
-    return frozen_serving_enabled() and strategy.num_replicas_in_sync == 1 and not on_accelerator
+    return frozen_serving_enabled() and strategy.num_replicas_in_sync == 1 and not has_accelerator()
 
 
 def frozen_model_call(model: keras.Model) -> Callable[[Any], Any]:
-    """`frozen_inference(model)`, made again only when the model's weights have changed.
+    """`constant_weights_function(model)`, made again only when the model's weights have changed.
 
     Example:
     >>> inputs = keras.Input((2,))
@@ -66,7 +66,7 @@ def frozen_model_call(model: keras.Model) -> Callable[[Any], Any]:
     if cached is not None and cached[0] == fingerprint:
         return cached[1]
     # A proxy: the cached function must not keep its own key (the model) alive.
-    call = frozen_inference(weakref.proxy(model))
+    call = constant_weights_function(weakref.proxy(model))
     _FROZEN[model] = (fingerprint, call)
     return call
 
@@ -93,7 +93,9 @@ def predict_outputs(
     ...     inputs["input_mask"])
     >>> model = keras.Model(inputs, x)
     >>> batches = tf.data.Dataset.from_tensors({"input_mask": tf.constant([[1, 1, 0] + [0] * 29])})
-    >>> outputs = predict_outputs(model, batches, position_fill=-1.0)  # Ran at length 16.
+    >>> from albert_tf.runtime import RuntimeOptions, configured
+    >>> with configured(RuntimeOptions(fused_kernels="off", frozen_serving="on")):
+    ...     outputs = predict_outputs(model, batches, position_fill=-1.0)  # Cut to 16.
     >>> outputs.shape, outputs[0, [0, 2, 15, 16, 31], 0].tolist()
     ((1, 32, 1), [1.0, 0.0, 0.0, -1.0, -1.0])
     """
@@ -120,7 +122,7 @@ def _as_float32(output: np.ndarray) -> np.ndarray:
 
 
 def _fingerprint(model: keras.Model) -> bytes:
-    """A digest of every weight's bytes (~20 ms for ALBERT-base's 12M)."""
+    """A digest of every weight's bytes (a small cost next to a pass over a dataset)."""
     digest = hashlib.blake2b(digest_size=16)
     for variable in model.variables:
         digest.update(np.ascontiguousarray(variable.numpy()).data)

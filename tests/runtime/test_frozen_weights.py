@@ -1,22 +1,35 @@
-"""Served forward passes with constant weights: same outputs, oneDNN's fused ops, one copy."""
+"""Served forward passes with constant weights: the reference's outputs, fused kernels, one copy.
+
+Which kernels run follows the machine (`albert_tf.runtime.machine`): oneDNN's fused matmuls and
+LayerNorms where TensorFlow hands the dtype to oneDNN, Eigen's fused matmuls elsewhere. The
+test runs here for real; the other kinds run in subprocesses that turn oneDNN on or off
+(`TF_ENABLE_ONEDNN_OPTS`) or cap its instructions (`ONEDNN_MAX_CPU_ISA`), and the rules
+themselves are held to each CPU kind's flags in `test_machine.py`.
+"""
 
 from __future__ import annotations
 
 import collections
-import glob
+import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 import tensorflow as tf
-from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
+from albert_tf import runtime
 from albert_tf.config import AlbertConfig
-from albert_tf.export.frozen_weights import frozen_inference
-from albert_tf.export.serving_weights import serving_copy
 from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.runtime.frozen_weights import frozen_inference
+from albert_tf.runtime.serving_weights import serving_copy
 from albert_tf.tokenization.text_features import AlbertTextFeatures
-from tests.conftest import TINY_ALBERT
+from tests.conftest import REPO_ROOT, TINY_ALBERT
+from tests.runtime.kernels import expected_kernels, kernels_ran
+
+pytestmark = pytest.mark.usefixtures("frozen_serving")
 
 
 def _trained_like(precision: str) -> AlbertClassifier:
@@ -61,7 +74,7 @@ def test_frozen_forward_matches_the_model(precision, atol):
         np.asarray(model(other, training=False), np.float32),
         atol=atol,
     )
-    assert len(predict._list_all_concrete_functions()) == 1
+    assert predict.experimental_get_tracing_count() == 1
 
 
 def test_frozen_graph_reads_no_variables_and_sees_no_later_change():
@@ -79,38 +92,35 @@ def test_frozen_graph_reads_no_variables_and_sees_no_later_change():
     np.testing.assert_array_equal(predict(inputs).numpy(), before)
 
 
-def _op_types(function, inputs, logdir: str) -> collections.Counter:
-    """TensorFlow op types a call of `function` ran (from the profiler's trace)."""
-    function(inputs)
-    tf.profiler.experimental.start(logdir)
-    function(inputs)
-    tf.profiler.experimental.stop()
-    space = xplane_pb2.XSpace()
-    with open(sorted(glob.glob(f"{logdir}/**/*.xplane.pb", recursive=True))[-1], "rb") as f:
-        space.ParseFromString(f.read())
-    types = collections.Counter()
-    for plane in space.planes:
-        names = {key: meta.name for key, meta in plane.event_metadata.items()}
-        for line in plane.lines:
-            for event in line.events:
-                name = names.get(event.metadata_id, "")
-                if ":" in name:
-                    types[name.rsplit(":", 1)[1]] += 1
-    return types
+@pytest.mark.parametrize("precision", ["float32", "mixed_bfloat16"])
+def test_frozen_forward_runs_the_fused_kernels_this_machine_has(precision, tmp_path):
+    assert kernels_ran(precision, str(tmp_path)) == expected_kernels(precision)
 
 
-def test_frozen_forward_runs_onednn_fused_matmuls_and_layer_norms(tmp_path):
-    config = AlbertConfig(**TINY_ALBERT)
-    # Freshly initialized: zero biases and unit LayerNorm scales must not be folded away.
-    model = serving_copy(
-        AlbertClassifier(AlbertEncoder(config, dtype="mixed_bfloat16"), 3, dtype="mixed_bfloat16")
+# Other machine kinds, as far as this one can stand in for them: oneDNN's rewrites forced on or
+# off, and its instructions capped at AVX2 (float32: oneDNN has no bf16 kernels below AVX-512).
+@pytest.mark.slow  # A subprocess each (~15 s): TensorFlow's settings are read when it loads.
+@pytest.mark.parametrize(
+    "setting,precision",
+    [
+        ({"TF_ENABLE_ONEDNN_OPTS": "1"}, "float32"),
+        ({"TF_ENABLE_ONEDNN_OPTS": "1"}, "mixed_bfloat16"),
+        ({"TF_ENABLE_ONEDNN_OPTS": "0"}, "float32"),
+        ({"ONEDNN_MAX_CPU_ISA": "AVX2"}, "float32"),
+    ],
+)
+def test_frozen_forward_kernels_under_other_onednn_settings(setting, precision, tmp_path):
+    env = {**os.environ, **setting, "PYTHONPATH": str(REPO_ROOT)}
+    process = subprocess.run(
+        [sys.executable, "-m", "tests.runtime.kernels", precision, str(tmp_path)],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    types = _op_types(frozen_inference(model), _inputs(2, 16), str(tmp_path))
-    blocks = config.num_hidden_layers
-    # q, k, v, attention output, FFN in and out: one fused op each (matmul + bias (+ GELU) (+
-    # residual)); both LayerNorms of each block are oneDNN's.
-    assert types["_MklNativeFusedMatMul"] >= 6 * blocks, types
-    assert types["_MklLayerNorm"] == 2 * blocks, types
+    report = json.loads(process.stdout.strip().splitlines()[-1])
+    assert report["ran"] == report["expected"], report
 
 
 def test_export_stores_each_weight_once_as_a_constant(tiny_model_file, tmp_path):
@@ -133,6 +143,7 @@ def test_export_stores_each_weight_once_as_a_constant(tiny_model_file, tmp_path)
 
 def test_frozen_serving_can_be_switched_off(tiny_model_file, tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_TF_FROZEN_SERVING", "0")
+    runtime.configure(runtime.RuntimeOptions(fused_kernels="off"))  # Decides again: env first.
     model = _trained_like("float32")
     features = AlbertTextFeatures(tiny_model_file, 16)
     export_dir = export_classifier(str(tmp_path / "export"), model, features, ("a", "b", "c"))

@@ -2,7 +2,7 @@
 
 Under `mixed_bfloat16`, variables are float32 and every layer call casts its weights to
 bfloat16. ALBERT applies one shared block L times, so a forward pass casts each shared weight L
-times: 85 million casts per call for ALBERT-base, which at batch 1 took longer than the matmuls.
+times: 85 million casts per call for ALBERT-base, which at batch 1 can cost more than the matmuls.
 An exported model never trains, so its weights can be stored once in bfloat16 (the very values
 each cast produced; LayerNorm's scale and offset, kept in float32 by the mixed policy, are
 rounded too) and the SavedModel's variables are half the size. Float32 models are returned as
@@ -29,11 +29,11 @@ def serving_copy(model: keras.Model) -> keras.Model:
     >>> serving_copy(keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])).dtype
     'float32'
     """
-    policies = {layer.dtype_policy.name for layer in model._flatten_layers(include_self=True)}
-    if not policies & set(_STORED_AS_COMPUTED):
+    config = keras.saving.serialize_keras_object(model)
+    stored_as_computed = _replace_policies(config)
+    if stored_as_computed == config:  # No mixed policy anywhere.
         return model
-    config = _replace_policies(keras.saving.serialize_keras_object(model))
-    copy = keras.saving.deserialize_keras_object(config)
+    copy = keras.saving.deserialize_keras_object(stored_as_computed)
     if not copy.built:
         copy.build_from_config(model.get_build_config())
     copy.set_weights(model.get_weights())
