@@ -6,8 +6,8 @@ The export directory:
         saved_model.pb, variables/   signatures serving_default, encode_text, encode_text_pair,
                                      fill_mask (see serving_module.py)
         assets/<spm file>            the SentencePiece model (a tracked tf.saved_model.Asset)
-        assets.extra/tf_serving_warmup_requests   TF Serving warm-up, one per signature
-                                     (see warmup.py)
+        assets.extra/                tf_serving_warmup_requests: TF Serving warm-up records,
+                                     one per signature (see warmup.py)
         keras/                       encoder.keras, albert_config.json, spm.model,
                                      tokenizer_config.json (see encoder_bundle.py)
 
