@@ -38,9 +38,12 @@ Keras 3 (no tf-keras) loads it with `tf.saved_model.load(encoder_dir)` or
 
 The export computes in float32 whatever the model's dtype policy (a `mixed_bfloat16` run
 included): the encoder is rebuilt in float32 with every layer's output and the weights copied,
-so the SavedModel shares no variables with `model`. As in `serving_module.py`, the Keras objects
-stay out of the SavedModel's object graph (TF1-style loaders such as TF Serving then find the
-variables); the variables are tracked as lists instead.
+so the SavedModel shares no variables with `model`. It is traced on the plain reference forms
+(`albert_tf.runtime` off for the export), not on the speed-only forms this machine chose.
+
+As in `serving_module.py`, the Keras objects stay out of the SavedModel's object graph
+(TF1-style loaders such as TF Serving then find the variables); the variables are tracked as
+lists instead.
 
 Illustration (not run):
     export_tfhub_encoder("/tmp/hub/encoder", pretrainer, "/tmp/spm.model")
@@ -54,6 +57,7 @@ import os
 
 import tensorflow as tf
 
+from albert_tf import runtime
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import UserError
@@ -64,9 +68,11 @@ from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
-_IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
 _INPUT_SPECS = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in INPUT_NAMES}
 _POSITIONS = "masked_lm_positions"
+# The graph is traced on the plain reference forms, whatever this process chose for itself: it
+# trains and runs on other machines (GPUs, TPUs) than the one that measured the speed-only ones.
+_REFERENCE_FORMS = runtime.RuntimeOptions(fused_kernels="off", frozen_serving="off")
 
 
 def albert_parts(model) -> tuple[AlbertEncoder, AlbertMaskedLMHead | None]:
@@ -87,6 +93,17 @@ def albert_parts(model) -> tuple[AlbertEncoder, AlbertMaskedLMHead | None]:
             fix="export an AlbertEncoder, an AlbertPretrainer or a model fine-tuned with albert_tf",
         )
     return encoder, None
+
+
+def check_tokenizer(model, spm_model_file: str) -> None:
+    """Raises `UserError` unless `spm_model_file` is a valid ALBERT tokenizer of `model`'s size."""
+    vocab_size = albert_parts(model)[0].config.vocab_size
+    pieces = AlbertTokenizer(spm_model_file).vocab_size
+    if pieces != vocab_size:
+        raise UserError(
+            f"{spm_model_file}: the SentencePiece model has {pieces} pieces but the encoder's "
+            f"vocab_size is {vocab_size}; pass the tokenizer the model was trained with."
+        )
 
 
 def float32_parts(model) -> tuple[AlbertEncoder, AlbertMaskedLMHead | None]:
@@ -167,14 +184,8 @@ class TfHubEncoder(_Encoder):
     """
 
     def __init__(self, model, spm_model_file: str):
+        check_tokenizer(model, spm_model_file)
         encoder, head = float32_parts(model)
-        tokenizer = AlbertTokenizer(spm_model_file)
-        if tokenizer.vocab_size != encoder.config.vocab_size:
-            raise UserError(
-                f"{spm_model_file}: the SentencePiece model has {tokenizer.vocab_size} pieces but "
-                f"the encoder's vocab_size is {encoder.config.vocab_size}; pass the tokenizer the "
-                "model was trained with."
-            )
         super().__init__(_KerasParts(encoder, head), _INPUT_SPECS)
         self.sp_model_file = tf.saved_model.Asset(os.path.abspath(spm_model_file))
         if head is not None:
@@ -228,16 +239,23 @@ def export_tfhub_encoder(
     export_dir = os.path.abspath(os.fspath(export_dir))
     with output_lock(export_dir):
         refuse_existing(export_dir, overwrite)
-        root = TfHubEncoder(model, spm_model_file)
-        if not hasattr(root, "mlm"):
-            logging.warning("Exporting an encoder without the masked-LM head: no `mlm`.")
-        signatures = root.signatures()
-        tokenizer = AlbertTokenizer(spm_model_file).text_tokenizer_layer
-        needed = lambda: variables_bytes(root.variables)  # noqa: E731
-        with (
-            explain_disk_full(export_dir, needed),
-            atomic_output_directory(export_dir, overwrite) as temp_dir,
-        ):
-            tf.saved_model.save(root, temp_dir, signatures=signatures)
-            write_warmup_requests(temp_dir, [tokenizer, root.keras_encoder])
+        check_tokenizer(model, spm_model_file)  # Before the runtime's log lines.
+        with runtime.configured(_REFERENCE_FORMS):
+            _write(export_dir, model, spm_model_file, overwrite)
     return export_dir
+
+
+def _write(export_dir: str, model, spm_model_file: str, overwrite: bool) -> None:
+    """The SavedModel, traced and written under the forms in force (see `export_tfhub_encoder`)."""
+    root = TfHubEncoder(model, spm_model_file)
+    if not hasattr(root, "mlm"):
+        logging.warning("Exporting an encoder without the masked-LM head: no `mlm`.")
+    signatures = root.signatures()
+    tokenizer = AlbertTokenizer(spm_model_file).text_tokenizer_layer
+    needed = lambda: variables_bytes(root.variables)  # noqa: E731
+    with (
+        explain_disk_full(export_dir, needed),
+        atomic_output_directory(export_dir, overwrite) as temp_dir,
+    ):
+        tf.saved_model.save(root, temp_dir, signatures=signatures)
+        write_warmup_requests(temp_dir, [tokenizer, root.keras_encoder])

@@ -10,11 +10,15 @@ import numpy as np
 import pytest
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the SentencePiece ops of the SavedModels)
+from tensorflow.core.protobuf import saved_model_pb2
 
+from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.export.tfhub import export_tfhub
+from albert_tf.export.tfhub_encoder import export_tfhub_encoder
 from albert_tf.export.warmup import WARMUP_FILE
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
+from albert_tf.runtime.choices import chosen
 from albert_tf.tokenization import AlbertTokenizer
 from albert_tf.tokenization.text_packing import pack_segments_reference
 from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
@@ -261,3 +265,20 @@ def test_hub_keras_layers_fine_tune_the_encoder(hub_dir, hub_pretrainer):
         if np.array_equal(a, b)
     ]
     assert not unchanged
+
+
+def _compiled_functions(saved_model_dir: str) -> list[str]:
+    """The functions of the SavedModel that XLA must compile (the fused kernels' mark)."""
+    saved_model = saved_model_pb2.SavedModel()
+    saved_model.ParseFromString((pathlib.Path(saved_model_dir) / "saved_model.pb").read_bytes())
+    library = saved_model.meta_graphs[0].graph_def.library
+    return [f.signature.name for f in library.function if f.attr["_XlaMustCompile"].b]
+
+
+def test_encoder_is_traced_on_the_reference_forms(tmp_path, hub_pretrainer, tiny_model_file):
+    on = runtime.RuntimeOptions(fused_kernels="on", frozen_serving="off")
+    with runtime.configured(on):
+        assert chosen("fused_kernels")
+        export_tfhub_encoder(str(tmp_path / "encoder"), hub_pretrainer, tiny_model_file)
+        assert chosen("fused_kernels")  # The process's own choice comes back.
+    assert _compiled_functions(str(tmp_path / "encoder")) == []
