@@ -1,0 +1,10 @@
+"""The span qa export's TF Serving warm-up records replay as the model server runs them."""
+
+from __future__ import annotations
+
+from tests.warmup_replay import assert_replayed
+
+
+def test_warmup_requests_replay(squad_run):
+    _, results = squad_run
+    assert_replayed(results["saved_model"])
