@@ -33,6 +33,7 @@ MODULE_BUILDS = (
     "converted_dir",  # test_hf_classifier_serving.py: a converted Hugging Face classifier
     "albert_presets",  # test_keras_hub.py: albert_tf models written as keras-hub presets
     "keras_hub_presets",  # test_keras_hub.py: presets keras-hub writes from random models
+    "digit_run",  # test_toy_family.py: the toy task family trained and exported
 )
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.warmup_replay import assert_replayed
+
+pytestmark = pytest.mark.slow  # Needs the trained span QA run.
 
 
 def test_warmup_requests_replay(squad_run):
