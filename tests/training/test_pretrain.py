@@ -24,7 +24,7 @@ from albert_tf.training.pretrain import (
     load_pretrained_weights,
     train_and_evaluate,
 )
-from tests.training.conftest import tiny_pretrain_config
+from tests.training.conftest import TINY_ALBERT, tiny_pretrain_config
 
 
 def _checkpoint_weights(prefix: str) -> dict[str, np.ndarray]:
@@ -168,6 +168,17 @@ def test_mixed_precision_trains_with_finite_loss(base_config, tmp_path, precisio
     metrics = train_and_evaluate(config, str(tmp_path))
     assert np.isfinite(metrics["train/loss"]) and metrics["train/loss"] > 0
     assert keras.saving.load_model(str(tmp_path / "encoder.keras")).count_params() > 0
+
+
+def test_auto_precision_resolved_to_float16_scales_the_loss(base_config, tmp_path, monkeypatch):
+    # `auto` may resolve to float16 (here forced): its gradients need loss scaling too.
+    monkeypatch.setenv("ALBERT_TF_AUTO_PRECISION", "mixed_float16")
+    config = base_config.replace(precision="auto")
+    run = pretrain._Run(
+        config, AlbertConfig(**TINY_ALBERT), tf.distribute.get_strategy(), str(tmp_path)
+    )
+    assert run.precision == "mixed_float16"
+    assert isinstance(run.optimizer, keras.optimizers.LossScaleOptimizer)
 
 
 def test_mlm_only_run_reports_the_loss_it_minimizes(base_config, tmp_path):
