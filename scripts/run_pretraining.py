@@ -20,7 +20,7 @@ from absl import flags, logging
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.errors import UserError
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
-from albert_tf.training.precision import PRECISIONS
+from albert_tf.training.precision import AUTO_PRECISION_HELP, PRECISIONS
 from albert_tf.training.pretrain import train_and_evaluate
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.strategy import STRATEGIES
@@ -53,9 +53,7 @@ _HELP = {
     "log_every_steps": "Steps between log lines and summaries.",
     "strategy": "Distribution strategy.",
     "tpu": "TPU name or grpc:// address (--strategy=tpu).",
-    "precision": (
-        "Compute precision; auto = mixed_bfloat16 on TPU, Ampere+ GPUs and AMX CPUs, else float32."
-    ),
+    "precision": f"Compute precision; {AUTO_PRECISION_HELP}.",
     "jit_compile": "Compile the train step with XLA.",
     "steps_per_execution": "Train steps per tf.function call.",
     "gradient_accumulation_steps": "Micro-batches per update (same math, less memory).",

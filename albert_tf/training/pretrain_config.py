@@ -52,7 +52,7 @@ class PretrainConfig:
     log_every_steps: int = 100
     strategy: str = "one_device"
     tpu: str = ""
-    # "auto": float32 on CPUs without AMX, mixed_bfloat16 on TPU, Ampere+ GPU, AMX CPU.
+    # "auto": the faster of bf16 and float32 for the device (precision.AUTO_PRECISION_HELP).
     precision: str = "auto"
     jit_compile: bool = False
     steps_per_execution: int = 1
