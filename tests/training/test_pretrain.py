@@ -15,6 +15,7 @@ import pytest
 import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
+from albert_tf.errors import UserError
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training import pretrain
@@ -127,6 +128,17 @@ def test_unreadable_newest_checkpoint_falls_back_to_the_previous(tmp_path):
     restored = restore_latest_readable(checkpoint, manager)
     assert restored != newest and restored == manager.checkpoints[0]
     assert float(variable) == 1.0
+
+
+def test_no_restorable_checkpoint_is_a_user_error_naming_the_directory(tmp_path):
+    # A directory of checkpoints of another model (e.g. changed settings): nothing restores.
+    other = tf.train.Checkpoint(other=tf.Variable(1.0))
+    tf.train.CheckpointManager(other, str(tmp_path), max_to_keep=2).save()
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(0.0))
+    manager = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=2)
+    with pytest.raises(UserError, match="use a new output directory") as raised:
+        restore_latest_readable(checkpoint, manager)
+    assert raised.value.where == str(tmp_path)
 
 
 def test_sigterm_saves_and_returns(base_config, tmp_path, monkeypatch):
