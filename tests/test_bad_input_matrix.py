@@ -238,6 +238,10 @@ ROWS: list[Row] = [
                     {"from": "hf", "to": "albert_tf", "config": "{bad_sharing}"},
                     "{bad_sharing}",
                 ),
+                "Hugging Face config.json that is not JSON": (
+                    {"from": "hf", "to": "albert_tf", "input": "{hf_not_json}"},
+                    "{hf_not_json}/config.json:1:2",  # Line and column.
+                ),
             },
         ),
     ),
@@ -580,6 +584,9 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         )
     )
     _write(root / "train.conll", conll + "\n")
+    hf_not_json = root / "hf_not_json"
+    hf_not_json.mkdir()
+    _write(hf_not_json / "config.json", "{model_type: albert}\n")
     return {
         "corpus": corpus,
         "spm": tiny_model_file,
@@ -609,6 +616,7 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         "squad_json": str(root / "squad.json"),
         "race_dir": str(race_dir),
         "conll": str(root / "train.conll"),
+        "hf_not_json": str(hf_not_json),
         "empty_jsonl": _write(root / "empty.jsonl", ""),
     }
 
