@@ -14,8 +14,8 @@ never a file or directory that looks complete but is not.
 * `atomic_write_text(path, text)`, `atomic_copy_file(source, path)`: one-call forms.
 
 Example:
-    >>> import os, tempfile
-    >>> root = tempfile.mkdtemp()
+    >>> import os
+    >>> root = tmp_dir
     >>> with atomic_output_directory(os.path.join(root, "out")) as directory:
     ...     atomic_write_text(os.path.join(directory, "a.txt"), "hello")
     >>> sorted(os.listdir(root)), open(os.path.join(root, "out", "a.txt")).read()

@@ -13,8 +13,8 @@ the lock had to create (a missing parent) and the lock file itself are removed o
 job that fails on its inputs leaves nothing behind. Remote outputs (`gs://...`) are not locked.
 
 Example:
-    >>> import os, tempfile
-    >>> out = os.path.join(tempfile.mkdtemp(), "run")
+    >>> import os
+    >>> out = os.path.join(tmp_dir, "run")
     >>> with output_lock(out):
     ...     try:
     ...         output_lock(out).__enter__()

@@ -10,7 +10,7 @@ Saving: like keras-hub's SentencePieceTokenizer, `get_config` does not carry the
 (`proto` is None there); `.keras` archives carry them as an asset (`save_assets`/`load_assets`).
 
 Example:
-    >>> layer = AlbertTextTokenizer(proto="/tmp/spm.model")
+    >>> layer = AlbertTextTokenizer(proto=spm_model)
     >>> layer(tf.constant(["Hello [MASK] world", ""]))
     <tf.RaggedTensor [[...], []]>
 """

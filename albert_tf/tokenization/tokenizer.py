@@ -54,7 +54,7 @@ class AlbertTokenizer:
         num_threads: threads for `encode_batch` (SentencePiece's native batch encoder).
 
     Example:
-        >>> tokenizer = AlbertTokenizer("/tmp/spm.model")
+        >>> tokenizer = AlbertTokenizer(spm_model)
         >>> tokenizer.encode_batch(["Hello world.", "[MASK] is"])
         [[...], [4, ...]]
     """
