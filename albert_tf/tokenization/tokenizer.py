@@ -82,6 +82,12 @@ class AlbertTokenizer:
         """Number of pieces (ids are `0 .. vocab_size - 1`)."""
         return self._processor.get_piece_size()
 
+    @property
+    def processor(self) -> spm.SentencePieceProcessor:
+        """The SentencePiece processor over the model (raw pieces, offsets, its other
+        encodings), without ALBERT's normalization and post-processing."""
+        return self._processor
+
     def serialized_model_proto(self) -> bytes:
         """Model bytes as used here (special tokens user-defined); for tensorflow-text/export."""
         return self._model_proto

@@ -58,7 +58,7 @@ def test_normalization_with_offsets_equals_normalize_text(contexts):
 def test_pieces_are_the_tokenizer_ids_and_map_to_their_text(tokenizer, contexts):
     for text in TRICKY + contexts[:200]:
         pieces = encode_with_offsets(tokenizer, text)
-        assert pieces.ids.tolist() == tokenizer._processor.encode(tokenizer.normalize(text))
+        assert pieces.ids.tolist() == tokenizer.processor.encode(tokenizer.normalize(text))
         for piece_id, start, end in zip(pieces.ids, pieces.starts, pieces.ends, strict=True):
             surface = text[start:end]
             assert surface == surface.strip()
@@ -70,7 +70,7 @@ def test_pieces_are_the_tokenizer_ids_and_map_to_their_text(tokenizer, contexts)
 def test_in_graph_offsets_equal_python(tokenizer, contexts):
     texts = TRICKY + contexts
     layer = tokenizer.text_tokenizer_layer
-    ids, starts, ends = encode_with_offsets_tf(tf.constant(texts), layer._sentencepiece)
+    ids, starts, ends = encode_with_offsets_tf(tf.constant(texts), layer.sentencepiece)
     for row, text in enumerate(texts):
         pieces = encode_with_offsets(tokenizer, text)
         assert ids[row].numpy().tolist() == pieces.ids.tolist(), text

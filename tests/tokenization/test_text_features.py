@@ -25,6 +25,8 @@ def test_matches_python_tokenizer_and_original_packing(tiny_model_file):
         assert packed[name].numpy().tolist() == [row[column] for row in expected], name
     single = features(tf.constant(TEXTS_A))
     assert single["input_type_ids"].numpy().max() == 0
+    for name, tensor in features([TEXTS_A, TEXTS_B]).items():  # Python strings too.
+        assert tensor.numpy().tolist() == packed[name].numpy().tolist(), name
     assert features.vocab_size == tokenizer.vocab_size
 
 
