@@ -171,7 +171,7 @@ def hf_state_dict(model: keras.Model) -> dict[str, np.ndarray]:
         if weight.variable is None:
             value = weight.hf_constant
         else:
-            value = np.asarray(keras.ops.convert_to_numpy(weight.variable), "float32")
+            value = np.asarray(weight.variable.numpy(), "float32")
             value = value.T if weight.hf_transpose else value
         state[weight.hf_name] = np.ascontiguousarray(value)
     return state
