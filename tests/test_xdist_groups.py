@@ -28,6 +28,16 @@ def finetuned_run():
 def served():
     log("build", "served")
 """
+# Docstring examples, each logging where it ran (slow enough for both workers to take tests).
+EXAMPLES = "".join(
+    f'''
+def example_{i}():
+    """
+    >>> import time; from conftest import log; time.sleep(0.2); log("run", "doctest")
+    """
+'''
+    for i in range(2)
+)
 TESTS = {
     "test_a.py": "finetuned_run",
     "test_b.py": "finetuned_run",
@@ -60,11 +70,13 @@ def test_loadgroup_builds_each_fixture_once_and_still_spreads_the_rest(tmp_path)
     (tmp_path / "conftest.py").write_text(CONFTEST)
     for name, fixture in TESTS.items():
         (tmp_path / name).write_text(_test_module(fixture))
+    for name in ("a_examples.py", "z_examples.py"):  # Collected first and last.
+        (tmp_path / name).write_text(EXAMPLES)
     log = tmp_path / "groups.log"
     env = dict(os.environ, GROUPS_LOG=str(log), PYTHONPATH=str(REPO_ROOT))
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup"]
-        + ["-p", "no:cacheprovider", str(tmp_path)],
+        + ["-p", "no:cacheprovider", "--doctest-modules", str(tmp_path)],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -81,5 +93,6 @@ def test_loadgroup_builds_each_fixture_once_and_still_spreads_the_rest(tmp_path)
     assert len(workers["build", "served"]) == 1
     for name, count in (("finetuned_run", 8), ("served", 4)):
         assert workers["run", name] == workers["build", name] * count
+    assert len(workers["run", "doctest"]) == 4 and len(set(workers["run", "doctest"])) == 1
     ran_on = {worker for (kind, _), names in workers.items() if kind == "run" for worker in names}
     assert ran_on == {"gw0", "gw1"}  # Still in parallel.
