@@ -71,8 +71,9 @@ def test_in_graph_offsets_equal_python(tokenizer, contexts):
     texts = TRICKY + contexts
     layer = tokenizer.text_tokenizer_layer
     ids, starts, ends = encode_with_offsets_tf(tf.constant(texts), layer.sentencepiece)
-    for row, text in enumerate(texts):
+    rows = zip(ids.to_list(), starts.to_list(), ends.to_list(), strict=True)
+    for text, (row_ids, row_starts, row_ends) in zip(texts, rows, strict=True):
         pieces = encode_with_offsets(tokenizer, text)
-        assert ids[row].numpy().tolist() == pieces.ids.tolist(), text
-        assert starts[row].numpy().tolist() == pieces.starts.tolist(), text
-        assert ends[row].numpy().tolist() == pieces.ends.tolist(), text
+        assert row_ids == pieces.ids.tolist(), text
+        assert row_starts == pieces.starts.tolist(), text
+        assert row_ends == pieces.ends.tolist(), text
