@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 
 # A script that starts through cli.run and makes TensorFlow log (C++ at start-up, Python INFO).
@@ -43,6 +45,7 @@ def _run(env_changes: dict) -> str:
     return result.stdout + result.stderr
 
 
+@pytest.mark.slow  # Two subprocesses with TensorFlow.
 def test_tensorflow_logs_are_quiet_by_default_and_shown_when_asked():
     quiet = _run({})
     assert "albert_tf output 1.0" in quiet and "a TensorFlow Python warning" in quiet

@@ -228,6 +228,7 @@ def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
         holder.wait()
 
 
+@pytest.mark.slow  # A subprocess with TensorFlow.
 def test_run_squad_on_a_held_output_dir_exits_2_naming_the_holder(tmp_path):
     output = str(tmp_path / "squad")
     holder = _start_holder(output)

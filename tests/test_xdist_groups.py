@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 from tests.xdist_groups import group_of
 
@@ -66,6 +68,7 @@ def test_group_of_prefers_the_session_build_then_the_module():
     assert group_of(["tmp_path", "tiny_model_file"], "tests/x.py") is None
 
 
+@pytest.mark.slow  # A pytest run on two workers.
 def test_loadgroup_builds_each_fixture_once_and_still_spreads_the_rest(tmp_path):
     (tmp_path / "conftest.py").write_text(CONFTEST)
     for name, fixture in TESTS.items():

@@ -232,6 +232,7 @@ def test_training_reads_beam_output(local_and_beam):
     assert np.isin(first["next_sentence_labels"], [0, 1]).all()
 
 
+@pytest.mark.slow  # A subprocess with TensorFlow and Beam.
 def test_script_runs_beam_with_pipeline_options(tmp_path, corpus_files, small_model_file):
     from tests.data.test_scripts import _run
 

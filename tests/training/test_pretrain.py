@@ -53,6 +53,7 @@ def full_run(tmp_path_factory, record_dir, albert_config_file):
     return config, workdir, train_and_evaluate(config, workdir)
 
 
+@pytest.mark.slow  # A 6-step run with evaluation.
 def test_run_writes_metrics_checkpoints_best_and_encoder(full_run):
     config, workdir, metrics = full_run
     assert metrics["step"] == 6
@@ -68,6 +69,7 @@ def test_run_writes_metrics_checkpoints_best_and_encoder(full_run):
     assert encoder.config == saved_config
 
 
+@pytest.mark.slow  # Reads the 6-step run.
 def test_run_records_the_speed_forms_it_ran(full_run):
     _, workdir, _ = full_run
     with open(os.path.join(workdir, "runtime.json"), encoding="utf-8") as handle:
@@ -77,6 +79,7 @@ def test_run_records_the_speed_forms_it_ran(full_run):
     assert all("reason" in form for form in recorded["forms"].values())
 
 
+@pytest.mark.slow  # A killed child run, then a resumed one.
 def test_kill_during_save_then_resume_matches_uninterrupted_run(full_run, tmp_path):
     config, full_workdir, _ = full_run
     workdir = str(tmp_path / "killed")
@@ -174,6 +177,7 @@ def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(base_config, t
     assert all(np.all(np.isfinite(v)) for v in weights.values() if v.dtype.kind == "f")
 
 
+@pytest.mark.slow  # A run per precision.
 @pytest.mark.parametrize("precision", ["mixed_bfloat16", "mixed_float16"])
 def test_mixed_precision_trains_with_finite_loss(base_config, tmp_path, precision):
     config = base_config.replace(precision=precision, num_train_steps=2, save_checkpoints_steps=2)
@@ -193,6 +197,7 @@ def test_auto_precision_resolved_to_float16_scales_the_loss(base_config, tmp_pat
     assert isinstance(run.optimizer, keras.optimizers.LossScaleOptimizer)
 
 
+@pytest.mark.slow  # A run with evaluation.
 def test_mlm_only_run_reports_the_loss_it_minimizes(base_config, tmp_path):
     config = base_config.replace(
         sentence_order_loss_weight=0.0, do_eval=True, num_train_steps=2, save_checkpoints_steps=2
@@ -204,6 +209,7 @@ def test_mlm_only_run_reports_the_loss_it_minimizes(base_config, tmp_path):
         assert metrics[f"{split}/loss"] == metrics[f"{split}/masked_lm_loss"]
 
 
+@pytest.mark.slow  # A run with masks drawn in tf.data.
 def test_dynamic_masking_trains_on_masks_drawn_in_the_pipeline(base_config, tmp_path, monkeypatch):
     calls, make_dataset = [], pretrain.pretrain_dataset
 
@@ -233,6 +239,7 @@ def test_tpu_strategy_without_tpu_says_so(base_config, tmp_path):
         train_and_evaluate(base_config.replace(strategy="tpu"), str(tmp_path))
 
 
+@pytest.mark.slow  # Reads the 6-step run.
 def test_init_checkpoint_loads_the_encoder_from_a_checkpoint_or_keras_file(full_run):
     # Also shows that encoder.keras holds the weights of the last checkpoint.
     _, workdir, _ = full_run
@@ -246,6 +253,7 @@ def test_init_checkpoint_loads_the_encoder_from_a_checkpoint_or_keras_file(full_
         load_encoder_weights(AlbertEncoder(exported.config), os.path.join(workdir, "logs"))
 
 
+@pytest.mark.slow  # Reads the 6-step run.
 def test_init_checkpoint_of_a_pretraining_run_also_loads_its_heads(full_run):
     # Continued pretraining (e.g. a second phase at a longer length) keeps the heads;
     # an encoder.keras file has none, so they keep their fresh initialization.
