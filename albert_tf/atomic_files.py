@@ -137,7 +137,7 @@ def remove_temp_leftovers(
     parent, name = os.path.split(output)
     removed = remove_abandoned_temp_dirs(parent, f".tmp-{name}-", min_age=0.0)
     for candidate in glob.glob(os.path.join(glob.escape(parent), f".tmp-*-{glob.escape(name)}")):
-        if _TEMP_FILE.fullmatch(os.path.basename(candidate)) and _remove(candidate):
+        if _is_temp_file_of(os.path.basename(candidate), name) and _remove(candidate):
             removed.append(candidate)
     if not os.path.isdir(output) or os.path.islink(output):
         return removed
@@ -154,14 +154,13 @@ def remove_temp_leftovers(
 def _temp_of(entry: str, outputs: set[str]) -> bool:
     """Whether `entry` is a temp name of one of `outputs` (same directory)."""
     return any(
-        entry.startswith(f".tmp-{output}-")
-        or (entry.endswith(f"-{output}") and _TEMP_FILE.fullmatch(entry))
-        for output in outputs
+        entry.startswith(f".tmp-{output}-") or _is_temp_file_of(entry, output) for output in outputs
     )
 
 
-# `atomic_output_file`'s and `atomic_write_text`'s temp names: `.tmp-<uuid4 hex>-<name>`.
-_TEMP_FILE = re.compile(r"\.tmp-[0-9a-f]{32}-.+")
+def _is_temp_file_of(entry: str, name: str) -> bool:
+    """Whether `entry` is `atomic_output_file`'s temp name for `name`: `.tmp-<uuid4 hex>-<name>`."""
+    return re.fullmatch(r"\.tmp-[0-9a-f]{32}-" + re.escape(name), entry) is not None
 
 
 def _remove(path: str) -> bool:

@@ -111,9 +111,11 @@ def test_a_killed_holders_lock_and_temp_files_are_taken_over_and_said(write, tmp
     output = str(tmp_path / "run")
     pid = _kill_writer(output, write)
     assert os.path.exists(lock_path(output)) and _temp_names(tmp_path)  # What it left.
+    other = tmp_path / f".tmp-{'0' * 32}-my-run"  # Another output's write (my-run), kept.
+    other.write_text("being written")
 
     with caplog.at_level(logging.WARNING), output_lock(output):
-        assert _temp_names(tmp_path) == []
+        assert _temp_names(tmp_path) == [other.name]
     (line,) = [record.getMessage() for record in caplog.records]
     assert f"took over the lock of pid {pid} (" in line and output in line
     assert f"removed {2 if write == 'inside' else 1} temporary leftover(s)" in line
