@@ -146,6 +146,7 @@ def duplicated_corpus(tmp_path_factory, sample_text_path) -> str:
     return f"{folder}/one.txt,{folder}/two.txt"
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_deduplication_counts_and_records(tmp_path, duplicated_corpus, small_model_file):
     dedup = dict(dedup_documents=True, dedup_lines=True, dupe_factor=1)
     local = build_pretraining_data(

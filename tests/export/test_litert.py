@@ -85,6 +85,7 @@ def test_ids_encoder_float32_equals_keras(lt_encoder, batch_size, tmp_path):
         np.testing.assert_allclose(got[name], want[name], atol=1e-4, rtol=0)
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 @pytest.mark.parametrize(("quantization", "atol"), [("float16", 1e-2), ("int8", 0.15)])
 def test_quantized_classifier_runs_close_to_keras(lt_classifier, quantization, atol):
     float32 = ids_model(lt_classifier, SEQ_LENGTH, 2, outputs=classifier_outputs)
@@ -126,6 +127,7 @@ def test_text_in_ids_equal_albert_tokenizer(
         )
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_text_pair_classifier_int8(lt_classifier, lt_tokenizer, tiny_model_file):
     flatbuffer = text_model(
         lt_classifier, tiny_model_file, SEQ_LENGTH, 2, "int8", classifier_outputs, is_pair=True
@@ -231,6 +233,7 @@ def _fake_run_dir(directory, classifier, spm_file) -> str:
     return str(directory)
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
     import json
 
@@ -261,6 +264,7 @@ def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
         export_litert(out, run_dir, quantizations=["float32"], inputs=["ids"])
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
     import subprocess
     import sys

@@ -1,6 +1,7 @@
 """Tests for albert_tf.finetune.classification.datasets: length bucketing of training batches."""
 
 import numpy as np
+import pytest
 
 from albert_tf.finetune.classification.datasets import make_dataset
 from albert_tf.finetune.classification.examples import Examples
@@ -55,6 +56,7 @@ def test_evaluation_ignores_bucketing(tiny_model_file):
     np.testing.assert_array_equal(labels, np.arange(20))
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_xla_fit_runs_on_bucketed_batches(tiny_model_file, tiny_config):
     import keras
     import tensorflow as tf

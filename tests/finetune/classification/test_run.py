@@ -14,6 +14,7 @@ from albert_tf.finetune.training import plan_steps
 from tests.finetune.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH, write_lines
 
 
+@pytest.mark.slow  # Over 5 s: builds on the classification run.
 def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     output_dir, results = finetuned_run
     assert results["train_examples"] == 36 and results["train_steps"] == 12
@@ -43,6 +44,7 @@ def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_generic_tsv_regression(tmp_path, tiny_config_file, tiny_model_file):
     rows = [
         f"{text}\t{score}"
@@ -88,6 +90,7 @@ def test_labels_that_do_not_match_the_task(tmp_path, tiny_run_config):
         run_classifier(tiny_run_config.replace(labels=("neg", "pos")), str(tmp_path))
 
 
+@pytest.mark.slow  # Over 5 s: builds on the classification run.
 def test_predictions_are_consistent_with_metrics(finetuned_run):
     output_dir, results = finetuned_run
     # Dev = the 6 distinct training sentences; accuracy is a multiple of 1/6.

@@ -8,12 +8,15 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 from albert_tf.export.encoder_bundle import save_encoder_bundle
 from albert_tf.models.encoder import AlbertEncoder
 from tests.conftest import REPO_ROOT
 from tests.finetune.conftest import SEQ_LENGTH
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_script_trains_and_evaluates_from_a_bundle(
     tmp_path, sentiment_dir, tiny_config, tiny_model_file
 ):

@@ -19,6 +19,7 @@ from albert_tf.finetune.multiple_choice.run import run_multiple_choice
 from tests.finetune.multiple_choice.conftest import ARTICLES, race_article
 
 
+@pytest.mark.slow  # Over 5 s: builds on the multiple-choice run.
 def test_train_eval_predict_then_reload(choice_run, choice_config, race_dirs):
     output_dir, results = choice_run
     assert results["train_examples"] == 16 and results["train_steps"] == 8
@@ -44,6 +45,7 @@ def test_train_eval_predict_then_reload(choice_run, choice_config, race_dirs):
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
 
+@pytest.mark.slow  # Over 5 s: builds on the multiple-choice run.
 def test_saved_model_chooses_as_keras_does(choice_run, race_dirs):
     output_dir, results = choice_run
     task = json.load(open(os.path.join(output_dir, "task.json")))
@@ -145,6 +147,7 @@ print("RESULT" + json.dumps(out["probabilities"].numpy().tolist()))
 """
 
 
+@pytest.mark.slow  # Over 5 s: builds on the multiple-choice run.
 def test_choose_loads_with_only_tensorflow_and_tensorflow_text(choice_run, tmp_path):
     _, results = choice_run
     args = {

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 from tests.finetune.multiple_choice.conftest import QA_LENGTH, SEQ_LENGTH
 
@@ -40,6 +42,7 @@ def run_script(tmp_path, train_file, *extra):
     )
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_generic_csv_train_eval_predict(tmp_path, tiny_config_file, tiny_model_file):
     train = tmp_path / "train.csv"
     train.write_text(HEADER + "\n".join(ROWS * 4) + "\n")

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from albert_tf.finetune.tagging.conlleval import conlleval
 from tests.finetune.tagging.conftest import SENTENCES
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_run_writes_scores_predictions_and_model(tagging_run):
     output_dir, results = tagging_run
     for name in ("model.keras", "task.json", "spm.model", "eval_results.json"):
@@ -29,6 +32,7 @@ def test_run_writes_scores_predictions_and_model(tagging_run):
     assert results["baseline/accuracy"] == 1.0
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_dev_predictions_are_conll_and_rescore_to_the_reported_f1(tagging_run):
     output_dir, results = tagging_run
     blocks = open(os.path.join(output_dir, "predictions", "dev.conll")).read().split("\n\n")
@@ -44,6 +48,7 @@ def test_dev_predictions_are_conll_and_rescore_to_the_reported_f1(tagging_run):
     assert all(len(line.split(" ")) == 2 for line in test_lines)  # Unlabeled: word predicted.
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
     from albert_tf.finetune.tagging.run import run_tagging
 
@@ -53,6 +58,7 @@ def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
     assert again["dev/accuracy"] == results["dev/accuracy"]
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_conll2003_shaped_iob1_files_run_end_to_end(tmp_path, tagging_config):
     """4 columns, IOB1, -DOCSTART-: trains, scores and writes `word gold predicted`."""
     from albert_tf.finetune.tagging.run import run_tagging
