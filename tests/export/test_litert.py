@@ -99,6 +99,7 @@ def test_quantized_classifier_runs_close_to_keras(lt_classifier, quantization, a
     np.testing.assert_array_equal(got["label_ids"], got["logits"].argmax(-1))
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_text_in_ids_equal_albert_tokenizer(
     lt_encoder, lt_tokenizer, tiny_model_file, test_strings
 ):
@@ -175,6 +176,7 @@ def test_op_check_fails_on_flex_op():
         convert(lower, [tf.TensorSpec([1], tf.string)], [], where="lower")
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_op_check_lists_ops_and_rejects_unregistered_custom_ops(lt_encoder):
     flatbuffer = ids_model(lt_encoder, SEQ_LENGTH, 1)
     ops = check_ops(flatbuffer, "encoder", allowed_custom_ops=frozenset())
@@ -292,6 +294,7 @@ def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
     assert bad.returncode == 2 and "error: unknown or no values ['int4']" in bad.stderr
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_mixed_precision_model_exports_in_float32(lt_classifier):
     from albert_tf.export.litert import float32_model
 

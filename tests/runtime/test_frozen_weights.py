@@ -123,6 +123,7 @@ def test_frozen_forward_kernels_under_other_onednn_settings(setting, precision, 
     assert report["ran"] == report["expected"], report
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_export_stores_each_weight_once_as_a_constant(tiny_model_file, tmp_path):
     model = _trained_like("float32")
     features = AlbertTextFeatures(tiny_model_file, 16)

@@ -67,7 +67,7 @@ def test_pieces_are_the_tokenizer_ids_and_map_to_their_text(tokenizer, contexts)
                 assert tokenizer.normalize(surface) == piece
 
 
-@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
+@pytest.mark.slow  # Over 5 s: every SQuAD context, in graph and in Python.
 def test_in_graph_offsets_equal_python(tokenizer, contexts):
     texts = TRICKY + contexts
     layer = tokenizer.text_tokenizer_layer

@@ -31,7 +31,7 @@ def test_matches_python_tokenizer_and_original_packing(tiny_model_file):
     assert features.vocab_size == tokenizer.vocab_size
 
 
-@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
+@pytest.mark.slow  # Over 5 s: traces the featurizer in tf.data.
 def test_in_tf_data_and_after_config_round_trip(tiny_model_file):
     features = AlbertTextFeatures(tiny_model_file, seq_length=12, do_lower_case=True)
     dataset = tf.data.Dataset.from_tensor_slices((TEXTS_A, TEXTS_B)).batch(3)

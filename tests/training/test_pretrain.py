@@ -144,6 +144,7 @@ def test_no_restorable_checkpoint_is_a_user_error_naming_the_directory(tmp_path)
     assert raised.value.where == str(tmp_path)
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_sigterm_saves_and_returns(base_config, tmp_path, monkeypatch):
     add = pretrain._Window.add
 
@@ -160,6 +161,7 @@ def test_sigterm_saves_and_returns(base_config, tmp_path, monkeypatch):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handler restored
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(base_config, tmp_path):
     workdir = str(tmp_path)
     config = base_config.replace(
@@ -285,6 +287,7 @@ def test_init_checkpoint_of_a_pretraining_run_also_loads_its_heads(full_run):
         np.testing.assert_array_equal(actual.numpy(), expected.numpy())
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_corrupt_record_file_is_named(base_config, tmp_path, record_dir):
     good = open(os.path.join(record_dir, "train-0.tfrecord"), "rb").read()
     offset = 0

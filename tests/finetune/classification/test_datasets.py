@@ -21,6 +21,7 @@ def _examples(count: int = 96) -> Examples:
     )
 
 
+@pytest.mark.slow  # Over 5 s: tokenizes and buckets in tf.data.
 def test_bucketed_batches_are_cut_to_their_bucket(tiny_model_file):
     examples = _examples()
     features = AlbertTextFeatures(tiny_model_file, 64)
