@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.warmup_replay import assert_replayed
 
 
+@pytest.mark.slow  # Over 5 s: builds on the classification run.
 def test_warmup_requests_replay(finetuned_run):
     _, results = finetuned_run
     assert_replayed(results["saved_model"])

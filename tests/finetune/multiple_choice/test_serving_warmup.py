@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.warmup_replay import assert_replayed
 
 
+@pytest.mark.slow  # Over 5 s: builds on the multiple-choice run.
 def test_warmup_requests_replay(choice_run):
     _, results = choice_run
     results = assert_replayed(results["saved_model"])

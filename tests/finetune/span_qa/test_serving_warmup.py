@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.warmup_replay import assert_replayed
 
 
+@pytest.mark.slow  # Over 5 s: builds on the span QA run.
 def test_warmup_requests_replay(squad_run):
     _, results = squad_run
     assert_replayed(results["saved_model"])
