@@ -116,6 +116,7 @@ def train(
         epochs=epochs,
         steps_per_epoch=steps_per_epoch,
         callbacks=finetuning_callbacks(output_dir),
+        shuffle=False,  # The dataset shuffles itself (a Dataset ignores Keras's shuffle).
         verbose=2,
     )
     seconds = float(tf.timestamp() - start_time)
