@@ -15,6 +15,9 @@ from _pytest.doctest import DoctestItem
 REPO = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(REPO, "data", "sample.txt")
 
+# The commands define absl flags when run (one command per process) and hold no examples.
+collect_ignore = ["albert_tf/commands"]
+
 
 @pytest.fixture(autouse=True, scope="session")
 def doctest_files(request):

@@ -1,13 +1,13 @@
 """The bad-input matrix: every entry point x malformed inputs -> exit 2, one line, no output.
 
-Each row is one command line of one script (`ROWS`); every row must:
+Each row is one command line of one `albert-tf` command (`ROWS`); every row must:
   * exit with status 2 (`albert_tf.cli`'s user-error status),
   * print exactly one line on stderr, `error: ...`, naming the offending path,
   * write nothing: the case's directory (inputs and would-be outputs) is unchanged.
 
 All rows run in ONE subprocess (`tests/entry_point_driver.py`), which starts TensorFlow once
-and runs each command line through the script's own `main` and `cli.run`, as the shell would.
-A new entry point joins with a few rows: `Row(script, case, args, offending)`, where `args` and
+and runs each command line through the command's own `main` and `cli.run`, as the shell would.
+A new command joins with a few rows: `Row(command, case, args, offending)`, where `args` and
 `offending` may use the `{name}` placeholders of `_inputs` (shared tiny files) and `{out}`
 (an output path in the row's own directory).
 
@@ -26,10 +26,12 @@ import sys
 import keras
 import pytest
 
+from albert_tf.commands import COMMANDS
 from albert_tf.config import AlbertConfig
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.tokenization.train import train_sentencepiece
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT, TINY_ALBERT
 
 UNWRITABLE = "/proc/albert_tf_unwritable/out"
@@ -39,20 +41,20 @@ _POSITIVE = ["a fine film", "great acting and story", "the best music", "lovely"
 
 @dataclasses.dataclass(frozen=True)
 class Row:
-    """One command line: `script` with `args`; the error line must name `offending`."""
+    """One command line: `command` with `args`; the error line must name `offending`."""
 
-    script: str
+    command: str
     case: str
     args: tuple[str, ...]
     offending: str
 
     @property
     def id(self) -> str:
-        return f"{os.path.splitext(self.script)[0]}:{self.case}"
+        return f"{self.command}:{self.case}"
 
 
-def _rows_of(script: str, base: dict[str, str], cases: dict[str, tuple[dict, str]]) -> list[Row]:
-    """Rows of `script`: each case overrides some `base` flags (None drops a flag)."""
+def _rows_of(command: str, base: dict[str, str], cases: dict[str, tuple[dict, str]]) -> list[Row]:
+    """Rows of `command`: each case overrides some `base` flags (None drops a flag)."""
     rows = []
     for case, (overrides, offending) in cases.items():
         flags = {**base, **overrides}
@@ -61,7 +63,7 @@ def _rows_of(script: str, base: dict[str, str], cases: dict[str, tuple[dict, str
             for name, value in flags.items()
             if value is not None
         )
-        rows.append(Row(script, case, args, offending))
+        rows.append(Row(command, case, args, offending))
     return rows
 
 
@@ -87,7 +89,7 @@ def _with_output(flag: str, cases: dict, suffix: str = "") -> dict:
 
 ROWS: list[Row] = [
     *_rows_of(
-        "create_pretraining_data.py",
+        "data",
         {
             "input_file": "{corpus}",
             "output_dir": "{out}",
@@ -113,7 +115,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "train_tokenizer.py",
+        "tokenizer",
         {"input_files": "{corpus}", "model_prefix": "{out}/spm", "vocab_size": "100"},
         _with_output(
             "model_prefix",
@@ -126,7 +128,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_pretraining.py",
+        "pretrain",
         {
             "input_file": "{records}",
             "output_dir": "{out}",
@@ -164,7 +166,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "export_saved_model.py",
+        "export",
         {
             "checkpoint": "{encoder}",
             "spm_model_file": "{spm}",
@@ -196,7 +198,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "export_saved_model.py",
+        "export",
         {
             "format": "tfhub",
             "checkpoint": "{encoder}",
@@ -220,7 +222,7 @@ ROWS: list[Row] = [
         },
     ),
     *_rows_of(
-        "convert_checkpoint.py",
+        "convert",
         {"from": "albert_tf", "to": "hf", "input": "{encoder}", "output": "{out}"},
         _with_output(
             "output",
@@ -242,7 +244,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_classifier.py",
+        "classify",
         {
             "task": "tsv",
             "data_dir": "{data_dir}",
@@ -284,7 +286,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_quickstart.py",
+        "quickstart",
         {"workdir": "{out}"},
         _with_output(
             "workdir",
@@ -296,7 +298,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "pretraining_data_stats.py",
+        "data-stats",
         {"input_file": "{records}"},
         {
             "missing file": ({"input_file": "{missing}.tfrecord"}, "{missing}.tfrecord"),
@@ -308,7 +310,7 @@ ROWS: list[Row] = [
         },
     ),
     *_rows_of(
-        "run_squad.py",
+        "squad",
         {
             "train_file": "{squad_json}",
             "predict_file": "{squad_json}",
@@ -337,7 +339,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_multiple_choice.py",
+        "choice",
         {
             "task": "race",
             "train_file": "{race_dir}",
@@ -374,7 +376,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_tagging.py",
+        "tag",
         {
             "train_file": "{conll}",
             "dev_file": "{conll}",
@@ -404,7 +406,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "export_litert.py",
+        "export-litert",
         {
             "source": "{encoder}",
             "spm_model_file": "{spm}",
@@ -431,7 +433,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_experiment.py",
+        "experiment",
         {
             "preset": "sharing",
             "output_dir": "{out}",
@@ -458,7 +460,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "analyze_layers.py",
+        "analyze-layers",
         {
             "encoder_files": "{encoder}",
             "input_file": "{records}",
@@ -483,7 +485,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "squad_baseline.py",
+        "squad-baseline",
         {"train_file": "{squad_json}", "predict_file": "{squad_json}"},
         {
             "missing file": ({"train_file": "{missing}.json"}, "{missing}.json"),
@@ -644,7 +646,7 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
         cases.append(
             {
                 "id": row.id,
-                "script": str(REPO_ROOT / "scripts" / row.script),
+                "command": row.command,
                 "argv": [arg.format(**values) for arg in row.args],
                 "cwd": str(case_dir),
             }
@@ -678,9 +680,9 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
 
 
 def test_matrix_size():
-    scripts = {row.script for row in ROWS}
-    print(f"bad-input matrix: {len(scripts)} entry points, {len(ROWS)} rows")
-    assert len(scripts) >= 15 and len(ROWS) >= 100
+    commands = {row.command for row in ROWS}
+    print(f"bad-input matrix: {len(commands)} commands, {len(ROWS)} rows")
+    assert commands == set(COMMANDS) and len(ROWS) >= 100
     assert len({row.id for row in ROWS}) == len(ROWS)
 
 
@@ -697,19 +699,19 @@ def test_bad_input(row: Row, matrix):
 
 
 @pytest.mark.parametrize(
-    "script, args",
+    "command, args",
     [
-        ("export_saved_model.py", ["--checkpoint={missing}.keras", "--spm_model_file={spm}"]),
-        ("run_quickstart.py", ["--input_file={missing}.txt"]),
+        ("export", ["--checkpoint={missing}.keras", "--spm_model_file={spm}"]),
+        ("quickstart", ["--input_file={missing}.txt"]),
     ],
 )
-def test_real_command_line_prints_one_line(script, args, inputs, tmp_path):
+def test_real_command_line_prints_one_line(command, args, inputs, tmp_path):
     """Outside the driver too: TensorFlow's start-up noise stays out of stderr."""
     out = str(tmp_path / "out")
     flags = [arg.format(**inputs) for arg in args]
-    flags.append(f"--{'export_dir' if script.startswith('export') else 'workdir'}={out}")
+    flags.append(f"--{'export_dir' if command == 'export' else 'workdir'}={out}")
     result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / script), *flags],
+        command_line(command, *flags),
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},

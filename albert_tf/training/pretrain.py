@@ -58,6 +58,7 @@ from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.options import RuntimeOptions
 from albert_tf.training.checkpointing import restore_latest_readable
 from albert_tf.training.init_checkpoint import load_encoder_weights, load_pretrained_weights
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
@@ -89,8 +90,13 @@ __all__ = ["load_encoder_weights", "load_pretrained_weights", "train_and_evaluat
 _Window = TrainWindow
 
 
-def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]:
+def train_and_evaluate(
+    config: PretrainConfig, workdir: str, runtime_options: RuntimeOptions | None = None
+) -> dict[str, float]:
     """Pretrains (`do_train`) and/or evaluates (`do_eval`); returns the final metrics.
+
+    `runtime_options` (the command's flags) choose the speed-only forms, unless this process
+    chose them already (`albert_tf.runtime.configure`).
 
     Returns a flat dict: `step`, `train/<metric>` (the last logging window),
     `eval/<metric>` (the last evaluation) for the metrics `masked_lm_accuracy`,
@@ -101,7 +107,7 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
     # TensorFlow op runs (reading records below initializes the runtime).
     strategy = create_strategy(config.strategy, config.tpu)
     # The speed-only forms for this machine (after the strategy: choosing them runs ops).
-    runtime.configure()
+    runtime.configure(runtime_options)
     albert_config = AlbertConfig.from_file_or_preset(config.albert_config_file)
     _check_config(config, albert_config)
     # Same seed, same initial weights: with the deterministic data order, a run

@@ -1,17 +1,17 @@
-"""scripts/analyze_layers.py and its library function, on the two-cell experiment's encoders."""
+"""`albert-tf analyze-layers` and its library function, on the two-cell experiment's encoders."""
 
 from __future__ import annotations
 
 import csv
 import os
 import subprocess
-import sys
 
 import pytest
 
 from albert_tf.errors import UserError
 from albert_tf.experiments.layer_report import analyze_encoder_files
 from albert_tf.experiments.records import records_pattern
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.experiments.conftest import TEST_SCALE, TWO_CELLS
 
@@ -52,13 +52,12 @@ def test_names_must_match_encoders(tmp_path):
 
 def test_script_reports_a_missing_encoder(tmp_path):
     completed = subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "analyze_layers.py"),
+        command_line(
+            "analyze-layers",
             f"--encoder_files={tmp_path / 'missing'}",
             "--input_file=unused",
             f"--output_dir={tmp_path / 'out'}",
-        ],
+        ),
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),

@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from albert_tf.errors import UserError
 from albert_tf.experiments.runner import RESULT_FILE, run_experiment
 from albert_tf.experiments.scale import SCALES
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT
 from tests.experiments.conftest import DOWNSTREAM, TEST_SCALE, TWO_CELLS, experiment_inputs
 
@@ -94,9 +94,8 @@ def test_other_settings_in_the_same_directory_are_refused(two_cell_experiment, t
 
 
 def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
-    return [
-        sys.executable,
-        str(REPO_ROOT / "scripts" / "run_experiment.py"),
+    return command_line(
+        "experiment",
         "--preset=sentence_objective",
         "--scale=tiny",
         f"--num_train_steps={TEST_SCALE.num_train_steps}",
@@ -109,7 +108,7 @@ def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
         f"--downstream_data_dir={DOWNSTREAM.data_dir}",
         f"--downstream_max_train_examples={DOWNSTREAM.max_train_examples}",
         f"--downstream_epochs={DOWNSTREAM.num_train_epochs}",
-    ]
+    )
 
 
 def _latest_step(workdir: str) -> int:

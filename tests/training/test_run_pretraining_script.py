@@ -1,4 +1,4 @@
-"""scripts/run_pretraining.py: flags mirror PretrainConfig; bad flags are one error line."""
+"""`albert-tf pretrain`: flags mirror PretrainConfig; bad flags are one error line."""
 
 from __future__ import annotations
 
@@ -10,22 +10,19 @@ import sys
 import textwrap
 
 from albert_tf.training.pretrain_config import PretrainConfig
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 
-SCRIPT = REPO_ROOT / "scripts" / "run_pretraining.py"
-
-# Imports the script as a module, parses argv[1:] and prints every flag's default and
-# the config the flags describe.
+# Imports the command's module (defining its flags), parses argv[1:] and prints every flag's
+# default and the config the flags describe.
 _CHILD = textwrap.dedent(
     """
-    import dataclasses, importlib.util, json, sys
+    import dataclasses, importlib, json, sys
     from absl import flags
     from albert_tf.config_flags import config_from_flags
     from albert_tf.training.pretrain_config import PretrainConfig
-    spec = importlib.util.spec_from_file_location("run_pretraining", sys.argv[1])
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    flags.FLAGS(["run_pretraining", *sys.argv[2:]])
+    importlib.import_module("albert_tf.commands.pretrain")
+    flags.FLAGS(["albert-tf pretrain", *sys.argv[1:]])
     print(json.dumps({
         "defaults": {name: flags.FLAGS[name].default for name in flags.FLAGS},
         "config": dataclasses.asdict(config_from_flags(PretrainConfig)),
@@ -34,9 +31,9 @@ _CHILD = textwrap.dedent(
 )
 
 
-def _python(*args: str) -> subprocess.CompletedProcess:
+def _run(argv: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, *args],
+        argv,
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
@@ -46,7 +43,7 @@ def _python(*args: str) -> subprocess.CompletedProcess:
 
 def test_every_config_field_is_a_flag_with_the_fields_default():
     args = ["--input_file=r/*.tfrecord", "--albert_config_file=albert_base", "--output_dir=o"]
-    result = _python("-c", _CHILD, str(SCRIPT), *args)
+    result = _run([sys.executable, "-c", _CHILD, *args])
     assert result.returncode == 0, result.stderr[-3000:]
     output = json.loads(result.stdout.strip().splitlines()[-1])
     for field in dataclasses.fields(PretrainConfig):
@@ -56,7 +53,7 @@ def test_every_config_field_is_a_flag_with_the_fields_default():
 
 
 def test_a_missing_config_is_one_error_line():
-    result = _python(str(SCRIPT), "--input_file=r/*.tfrecord", "--output_dir=o")
+    result = _run(command_line("pretrain", "--input_file=r/*.tfrecord", "--output_dir=o"))
     assert result.returncode == 2, result.stderr[-3000:]
     assert (
         result.stderr.strip().splitlines()[-1].startswith("error: albert_config_file is required")
