@@ -27,10 +27,7 @@ from __future__ import annotations
 
 from absl import flags
 
-from albert_tf import (
-    cli,  # first: quiets TensorFlow's C++ logs before it loads
-    runtime,
-)
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.convert.convert import load_model
 from albert_tf.errors import UserError
@@ -114,7 +111,6 @@ def main(argv: list[str]) -> None:
             )
         if not values.spm_model_file:
             raise UserError("--spm_model_file is required with --format=saved_model.")
-        runtime.configure(config_from_flags(RuntimeOptions))
         export_dir = export_saved_model(
             values.export_dir,
             values.checkpoint,
@@ -124,6 +120,7 @@ def main(argv: list[str]) -> None:
             do_lower_case=values.do_lower_case,
             top_k=values.top_k,
             overwrite=values.overwrite,
+            runtime_options=config_from_flags(RuntimeOptions),
         )
     print(f"Exported {export_dir}")
 
