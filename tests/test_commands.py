@@ -98,3 +98,9 @@ def test_every_old_script_name_is_a_wrapper_of_a_command():
         assert len(calls) == 1, path
         wrapped.add(calls[0].args[0].value)
     assert wrapped == set(COMMANDS)
+
+
+def test_the_packaged_sample_corpus_is_a_link_to_data_sample_txt():
+    # One copy in the repository; the build copies the linked file into the wheel.
+    link = COMMANDS_DIR / "sample.txt"
+    assert link.is_symlink() and link.resolve() == (REPO_ROOT / "data" / "sample.txt").resolve()
