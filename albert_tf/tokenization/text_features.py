@@ -14,7 +14,7 @@ import keras
 import tensorflow as tf
 
 from albert_tf.tokenization.input_packer import AlbertInputPacker
-from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer, as_string_tensor
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -47,8 +47,6 @@ class AlbertTextFeatures(keras.layers.Layer):
         kwargs.setdefault("dtype", "int32")
         kwargs["trainable"] = False
         super().__init__(**kwargs)
-        self._convert_input_args = False
-        self._allow_non_tensor_positional_args = True
         if isinstance(tokenizer, dict):
             tokenizer = keras.saving.deserialize_keras_object(tokenizer)
         elif isinstance(tokenizer, (str, os.PathLike)):
@@ -65,6 +63,13 @@ class AlbertTextFeatures(keras.layers.Layer):
     @property
     def vocab_size(self) -> int:
         return self.tokenizer.vocab_size
+
+    def __call__(self, texts, *args, **kwargs):
+        if isinstance(texts, (list, tuple)):  # One or two columns.
+            texts = [as_string_tensor(column) for column in texts]
+        else:
+            texts = as_string_tensor(texts)
+        return super().__call__(texts, *args, **kwargs)
 
     def call(self, texts):
         columns = list(texts) if isinstance(texts, (list, tuple)) else [texts]

@@ -13,7 +13,8 @@ Example:
     >>> values = hparam_values(PretrainConfig(albert_config_file="albert_base"))
     >>> values["learning_rate"], values["albert_config_file"]
     (0.00176, 'albert_base')
-    >>> write_hparams("/tmp/logs", values, [("train", "loss"), ("eval", "masked_lm_accuracy")])
+    >>> metrics = [("train", "loss"), ("eval", "masked_lm_accuracy")]
+    >>> write_hparams(f"{tmp_dir}/logs", values, metrics)
 """
 
 from __future__ import annotations
