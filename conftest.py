@@ -21,8 +21,9 @@ REPO = os.path.dirname(os.path.abspath(__file__))
 SAMPLE = os.path.join(REPO, "data", "sample.txt")
 # Not collected for docstring examples (they have none): imported into a test process, they
 # would do there what they do in a script, hold its stderr and set TF_CPP_MIN_LOG_LEVEL for
-# every subprocess it starts, whose own start-up noise would then show.
-collect_ignore = ["albert_tf/cli.py", "tests/entry_point_driver.py"]
+# every subprocess it starts, whose own start-up noise would then show; the commands would
+# also define their absl flags, which clash (one command per process).
+collect_ignore = ["albert_tf/cli.py", "tests/entry_point_driver.py", "albert_tf/commands"]
 
 
 @pytest.fixture(scope="session")

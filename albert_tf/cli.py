@@ -11,9 +11,11 @@ TensorFlow's C++ log lines.
 `run(main)` runs an absl `main` and turns a `UserError` (albert_tf.errors) into one line on
 stderr, `error: <what>, <where>, <what to do>`, and exit status 2; flag parsing errors are
 reported the same way. A traceback is shown when `--verbose` is passed or
-`ALBERT_TF_VERBOSE=1` is set. Any other exception is a bug and keeps its traceback.
+`ALBERT_TF_VERBOSE=1` is set. Any other exception is a bug and keeps its traceback. `--help`
+lists every flag albert_tf defined for the command, those generated from config dataclasses
+(albert_tf.config_flags) too.
 
-Example (a script):
+Example (a command, albert_tf/commands/<name>.py, run as `__main__` by `albert-tf <name>`):
     from absl import flags
     from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
     from albert_tf.data.builder import build_pretraining_data
@@ -111,6 +113,20 @@ def _parse_flags(argv: list[str]) -> list[str]:
         sys.exit(USER_ERROR_EXIT_CODE)
 
 
+def _list_generated_flags_in_help() -> None:
+    """Makes every flag albert_tf's modules defined a key flag of the program.
+
+    absl's `--help` lists the flags of the main module (named `sys.argv[0]`); the flags a
+    command generates from its config (`albert_tf.config_flags`, `albert_tf.finetune.flags`)
+    are defined by those modules instead, and would only show under `--helpfull`.
+    """
+    program = sys.argv[0]
+    for module, module_flags in flags.FLAGS.flags_by_module_dict().items():
+        if module.startswith("albert_tf.") and module != __name__:
+            for flag in module_flags:
+                flags.FLAGS.register_key_flag_for_module(program, flag)
+
+
 def _drop_tensorflow_info(record: logging.LogRecord) -> bool:
     """False for an INFO (or lower) record logged from TensorFlow's own files."""
     from_tensorflow = f"{os.sep}tensorflow{os.sep}" in record.pathname
@@ -130,6 +146,7 @@ def run(main: Callable[[list[str]], object]) -> None:
             sys.exit(USER_ERROR_EXIT_CODE)
 
     release_stderr()
+    _list_generated_flags_in_help()
     if _held_stderr is not None:
         # TensorFlow's Python-side INFO lines (signature renames, saver and asset notices)
         # too, unless the user asked for TensorFlow's logs; its warnings still show. TF logs

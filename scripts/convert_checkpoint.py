@@ -1,77 +1,8 @@
-"""Converts ALBERT checkpoints: albert_tf, the original TF1 release, Hugging Face, keras-hub.
+"""The old name of `albert-tf convert` (albert_tf/commands/convert.py)."""
 
-Formats (see albert_tf/convert/convert.py for the layouts):
-  tf1        original `model.ckpt-*` (prefix or directory) + albert_config.json
-  hf         Hugging Face directory (config.json, model.safetensors / pytorch_model.bin)
-  albert_tf  encoder.keras / pretrainer.keras / a task's model.keras (file or directory)
-  keras_hub  keras-hub preset directory (AlbertBackbone, AlbertTextClassifier; needs keras-hub)
+import sys
 
-The output is a directory, written under a temporary name and renamed at the end;
-an existing output is refused without --overwrite.
-
-Examples:
-    python scripts/convert_checkpoint.py --from=tf1 --to=hf \
-        --input=albert_base/model.ckpt-best --output=out/albert_base_hf \
-        --spm_model_file=albert_base/30k-clean.model
-    python scripts/convert_checkpoint.py --from=hf --to=albert_tf \
-        --input=out/albert_base_hf --output=out/albert_base_keras
-    # A fine-tuned HF AlbertForSequenceClassification / AlbertForMultipleChoice -> model.keras,
-    # e.g. to serve as a raw-text SavedModel (README: "serving Hugging Face classifiers"):
-    python scripts/convert_checkpoint.py --from=hf --to=albert_tf --input=hf_classifier \
-        --spm_model_file=hf_classifier/spiece.model --output=out/classifier
-    # A finished classification run -> a preset `keras_hub.models.AlbertTextClassifier
-    # .from_preset(...)` loads (its spm.model and max_seq_length are taken from the run):
-    python scripts/convert_checkpoint.py --from=albert_tf --to=keras_hub --input=sst2 \
-        --output=out/sst2_keras_hub
-"""
-
-from __future__ import annotations
-
-from absl import flags
-
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
-from albert_tf.convert.convert import FORMATS, convert_checkpoint
-
-flags.DEFINE_enum("from", None, list(FORMATS), "Format of --input.")
-flags.DEFINE_enum("to", None, list(FORMATS), "Format of --output.")
-flags.DEFINE_string("input", None, "Input checkpoint: a prefix, file or directory.")
-flags.DEFINE_string("output", None, "Output directory (must not exist unless --overwrite).")
-flags.DEFINE_string(
-    "config",
-    None,
-    "albert_config.json, a preset name (e.g. albert_base) or HF config.json; default: the "
-    "one beside --input.",
-)
-flags.DEFINE_string("spm_model_file", None, "SentencePiece model to ship with the output.")
-flags.DEFINE_enum(
-    "heads", "auto", ["auto", "yes", "no"], "Convert the MLM/SOP heads: auto = when present."
-)
-flags.DEFINE_bool("do_lower_case", True, "Lowercasing of the written HF/keras-hub tokenizer.")
-flags.DEFINE_integer(
-    "seq_length", None, "keras-hub classifier input length; default: the run's, else positions."
-)
-flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
-flags.mark_flags_as_required(["from", "to", "input", "output"])
-
-
-def main(argv: list[str]) -> None:
-    del argv
-    values = flags.FLAGS
-    heads = {"auto": None, "yes": True, "no": False}[values.heads]
-    output = convert_checkpoint(
-        from_format=values["from"].value,
-        input_path=values.input,
-        to_format=values.to,
-        output_path=values.output,
-        config=values.config,
-        spm_model_file=values.spm_model_file,
-        overwrite=values.overwrite,
-        heads=heads,
-        do_lower_case=values.do_lower_case,
-        seq_length=values.seq_length,
-    )
-    print(f"Wrote {output} ({values['from'].value} -> {values.to})")
-
+from albert_tf.commands import run_command
 
 if __name__ == "__main__":
-    cli.run(main)
+    run_command("convert", sys.argv)

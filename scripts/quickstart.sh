@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e .
-.venv/bin/python scripts/run_quickstart.py --workdir "${1:-runs/quickstart}"
+.venv/bin/albert-tf quickstart --workdir "${1:-runs/quickstart}"

@@ -1,22 +1,8 @@
-"""Fine-tunes ALBERT on a GLUE task or any TSV/CSV file (see albert_tf.finetune.classification).
+"""The old name of `albert-tf classify` (albert_tf/commands/classify.py)."""
 
-Examples:
-    # GLUE RTE from an encoder bundle (export dir or pretraining output with its tokenizer):
-    python scripts/run_classifier.py --task=rte --data_dir=glue/RTE \
-        --init_checkpoint=/tmp/albert_export --output_dir=/tmp/rte --do_train --do_eval
+import sys
 
-    # Any TSV: a header with "review" and "stars" columns, labels read from train.tsv:
-    python scripts/run_classifier.py --task=tsv --data_dir=reviews --text_a_column=review \
-        --label_column=stars --init_checkpoint=/tmp/albert_export --output_dir=/tmp/reviews
-"""
-
-from __future__ import annotations
-
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
-from albert_tf.finetune.classification.task import ClassificationTask
-from albert_tf.finetune.flags import finetune_main
-
-main = finetune_main(ClassificationTask)  # A flag per config field; runs the driver.
+from albert_tf.commands import run_command
 
 if __name__ == "__main__":
-    cli.run(main)
+    run_command("classify", sys.argv)

@@ -1,25 +1,8 @@
-"""Fine-tunes ALBERT on multiple choice: RACE's layout or generic JSONL/CSV files.
+"""The old name of `albert-tf choice` (albert_tf/commands/choice.py)."""
 
-See albert_tf.finetune.multiple_choice. Examples:
-    # RACE from an encoder bundle (the original recipe: length 512, QA 128, lr 1e-5):
-    python scripts/run_multiple_choice.py --task=race --train_file=RACE/train \
-        --dev_file=RACE/dev --init_checkpoint=/tmp/albert_export --output_dir=/tmp/race \
-        --do_train --do_eval --export_saved_model
+import sys
 
-    # Cosmos QA's CSV (columns context, question, answer0..answer3, label), 20% of the
-    # contexts held out as dev:
-    python scripts/run_multiple_choice.py --task=generic --train_file=cosmosqa/valid.csv \
-        --holdout_fraction=0.2 --init_checkpoint=/tmp/albert_export --output_dir=/tmp/cosmos \
-        --do_train --do_eval
-"""
-
-from __future__ import annotations
-
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
-from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.multiple_choice.task import MultipleChoiceTask
-
-main = finetune_main(MultipleChoiceTask)  # A flag per config field; runs the driver.
+from albert_tf.commands import run_command
 
 if __name__ == "__main__":
-    cli.run(main)
+    run_command("choice", sys.argv)

@@ -1,23 +1,8 @@
-"""Fine-tunes ALBERT for extractive QA on SQuAD v1.1 / v2.0 (see albert_tf.finetune.span_qa).
+"""The old name of `albert-tf squad` (albert_tf/commands/squad.py)."""
 
-Examples:
-    # SQuAD v2.0 from an encoder bundle; predictions and official scores for the dev file:
-    python scripts/run_squad.py --train_file=train-v2.0.json --predict_file=dev-v2.0.json \
-        --version_2_with_negative --init_checkpoint=/tmp/albert_export --output_dir=/tmp/squad2 \
-        --do_train --do_predict --export_saved_model
+import sys
 
-    # Predict another file with a finished run (a v1.1 file is answered without no-answers):
-    python scripts/run_squad.py --predict_file=xquad.en.json --version_2_with_negative \
-        --output_dir=/tmp/squad2 --do_predict
-"""
-
-from __future__ import annotations
-
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
-from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.span_qa.task import SquadTask
-
-main = finetune_main(SquadTask)  # A flag per config field; runs the driver.
+from albert_tf.commands import run_command
 
 if __name__ == "__main__":
-    cli.run(main)
+    run_command("squad", sys.argv)

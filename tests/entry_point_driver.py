@@ -1,46 +1,46 @@
-"""Runs many command lines of albert_tf's scripts in ONE process (one TensorFlow start-up).
+"""Runs many `albert-tf` command lines in ONE process (one TensorFlow start-up).
 
     python tests/entry_point_driver.py cases.json results.json
 
-`cases.json`: a list of `{"id": ..., "script": "scripts/x.py", "argv": [...], "cwd": ...}`.
-Each script is executed as `__main__` once (its flags defined, `cli.run(main)` intercepted to
-get `main`); each case then parses its own argv and runs through the real `cli.run`, exactly
-as on the command line, with file descriptors 1 and 2 captured. Between scripts, the flags a
-script defined are deleted so the next one can define its own. `results.json` gets
-`{"id", "exit_code", "stderr", "stdout"}` per case.
+`cases.json`: a list of `{"id": ..., "command": "pretrain", "argv": [...], "cwd": ...}`.
+Each command's module is executed as `__main__` once, as `albert-tf` does (its flags defined,
+`cli.run(main)` intercepted to get `main`); each case then parses its own argv and runs
+through the real `cli.run`, exactly as on the command line, with file descriptors 1 and 2
+captured. Between commands, the flags a command defined are deleted so the next one can
+define its own. `results.json` gets `{"id", "exit_code", "stderr", "stdout"}` per case.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import runpy
 import sys
 import tempfile
 
 from absl import flags
 
-from albert_tf import cli  # First, as in every script.
+from albert_tf import cli  # First, as in every command.
+from albert_tf.commands.dispatch import PROGRAM, run_command
 
 FLAGS = flags.FLAGS
 
 
-def _load_main(script: str):
-    """Executes `script` as __main__ with `cli.run` intercepted; returns its `main`."""
+def _load_main(command: str):
+    """Executes `command`'s module as __main__ with `cli.run` intercepted; returns its `main`."""
     captured = []
-    real_run = cli.run
+    real_run, driver_main = cli.run, sys.modules["__main__"]
     cli.run = captured.append
     try:
-        runpy.run_path(script, run_name="__main__")
+        run_command(command, [f"{PROGRAM} {command}"])
     finally:
-        cli.run = real_run
+        cli.run, sys.modules["__main__"] = real_run, driver_main
     (main,) = captured
     return main
 
 
-def _run_case(main, script: str, argv: list[str], cwd: str) -> dict:
+def _run_case(main, command: str, argv: list[str], cwd: str) -> dict:
     FLAGS.unparse_flags()
-    sys.argv = [script, *argv]
+    sys.argv = [f"{PROGRAM} {command}", *argv]
     outputs = {}
     saved = {fd: os.dup(fd) for fd in (1, 2)}
     files = {fd: tempfile.TemporaryFile() for fd in (1, 2)}
@@ -77,18 +77,18 @@ def _run_case(main, script: str, argv: list[str], cwd: str) -> dict:
 
 
 def run_cases(cases: list[dict]) -> list[dict]:
-    """Every case, grouped by script in order of first appearance."""
+    """Every case, grouped by command in order of first appearance."""
     import tensorflow  # noqa: F401  - the shared start-up, before any case is timed or captured
 
     cli.release_stderr()
     results = []
-    for script in dict.fromkeys(case["script"] for case in cases):
+    for command in dict.fromkeys(case["command"] for case in cases):
         before = set(FLAGS)
-        main = _load_main(script)
-        for case in (c for c in cases if c["script"] == script):
-            result = _run_case(main, script, case["argv"], case.get("cwd", os.getcwd()))
+        main = _load_main(command)
+        for case in (c for c in cases if c["command"] == command):
+            result = _run_case(main, command, case["argv"], case.get("cwd", os.getcwd()))
             results.append({"id": case["id"], **result})
-        for name in set(FLAGS) - before:  # The next script defines its own flags.
+        for name in set(FLAGS) - before:  # The next command defines its own flags.
             delattr(FLAGS, name)
     return results
 

@@ -1,13 +1,13 @@
 """The bad-input matrix: every entry point x malformed inputs -> exit 2, one line, no output.
 
-Each row is one command line of one script (`ROWS`); every row must:
+Each row is one command line of one `albert-tf` command (`ROWS`); every row must:
   * exit with status 2 (`albert_tf.cli`'s user-error status),
   * print exactly one line on stderr, `error: ...`, naming the offending path,
   * write nothing: the case's directory (inputs and would-be outputs) is unchanged.
 
 All rows run in ONE subprocess (`tests/entry_point_driver.py`), which starts TensorFlow once
-and runs each command line through the script's own `main` and `cli.run`, as the shell would.
-A new entry point joins with a few rows: `Row(script, case, args, offending)`, where `args` and
+and runs each command line through the command's own `main` and `cli.run`, as the shell would.
+A new command joins with a few rows: `Row(command, case, args, offending)`, where `args` and
 `offending` may use the `{name}` placeholders of `_inputs` (shared tiny files) and `{out}`
 (an output path in the row's own directory).
 
@@ -26,10 +26,12 @@ import sys
 import keras
 import pytest
 
+from albert_tf.commands import COMMANDS
 from albert_tf.config import AlbertConfig
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.tokenization.train import train_sentencepiece
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT, TINY_ALBERT
 
 UNWRITABLE = "/proc/albert_tf_unwritable/out"
@@ -39,20 +41,20 @@ _POSITIVE = ["a fine film", "great acting and story", "the best music", "lovely"
 
 @dataclasses.dataclass(frozen=True)
 class Row:
-    """One command line: `script` with `args`; the error line must name `offending`."""
+    """One command line: `command` with `args`; the error line must name `offending`."""
 
-    script: str
+    command: str
     case: str
     args: tuple[str, ...]
     offending: str
 
     @property
     def id(self) -> str:
-        return f"{os.path.splitext(self.script)[0]}:{self.case}"
+        return f"{self.command}:{self.case}"
 
 
-def _rows_of(script: str, base: dict[str, str], cases: dict[str, tuple[dict, str]]) -> list[Row]:
-    """Rows of `script`: each case overrides some `base` flags (None drops a flag)."""
+def _rows_of(command: str, base: dict[str, str], cases: dict[str, tuple[dict, str]]) -> list[Row]:
+    """Rows of `command`: each case overrides some `base` flags (None drops a flag)."""
     rows = []
     for case, (overrides, offending) in cases.items():
         flags = {**base, **overrides}
@@ -61,7 +63,7 @@ def _rows_of(script: str, base: dict[str, str], cases: dict[str, tuple[dict, str
             for name, value in flags.items()
             if value is not None
         )
-        rows.append(Row(script, case, args, offending))
+        rows.append(Row(command, case, args, offending))
     return rows
 
 
@@ -87,7 +89,7 @@ def _with_output(flag: str, cases: dict, suffix: str = "") -> dict:
 
 ROWS: list[Row] = [
     *_rows_of(
-        "create_pretraining_data.py",
+        "data",
         {
             "input_file": "{corpus}",
             "output_dir": "{out}",
@@ -113,7 +115,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "train_tokenizer.py",
+        "tokenizer",
         {"input_files": "{corpus}", "model_prefix": "{out}/spm", "vocab_size": "100"},
         _with_output(
             "model_prefix",
@@ -126,7 +128,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_pretraining.py",
+        "pretrain",
         {
             "input_file": "{records}",
             "output_dir": "{out}",
@@ -165,7 +167,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "export_saved_model.py",
+        "export",
         {
             "checkpoint": "{encoder}",
             "spm_model_file": "{spm}",
@@ -197,7 +199,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "export_saved_model.py",
+        "export",
         {
             "format": "tfhub",
             "checkpoint": "{encoder}",
@@ -221,7 +223,7 @@ ROWS: list[Row] = [
         },
     ),
     *_rows_of(
-        "convert_checkpoint.py",
+        "convert",
         {"from": "albert_tf", "to": "hf", "input": "{encoder}", "output": "{out}"},
         _with_output(
             "output",
@@ -247,7 +249,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_classifier.py",
+        "classify",
         {
             "task": "tsv",
             "data_dir": "{data_dir}",
@@ -289,7 +291,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_quickstart.py",
+        "quickstart",
         {"workdir": "{out}"},
         _with_output(
             "workdir",
@@ -301,7 +303,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "pretraining_data_stats.py",
+        "data-stats",
         {"input_file": "{records}"},
         {
             "missing file": ({"input_file": "{missing}.tfrecord"}, "{missing}.tfrecord"),
@@ -313,7 +315,7 @@ ROWS: list[Row] = [
         },
     ),
     *_rows_of(
-        "run_squad.py",
+        "squad",
         {
             "train_file": "{squad_json}",
             "predict_file": "{squad_json}",
@@ -342,7 +344,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_multiple_choice.py",
+        "choice",
         {
             "task": "race",
             "train_file": "{race_dir}",
@@ -379,7 +381,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_tagging.py",
+        "tag",
         {
             "train_file": "{conll}",
             "dev_file": "{conll}",
@@ -409,7 +411,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "export_litert.py",
+        "export-litert",
         {
             "source": "{encoder}",
             "spm_model_file": "{spm}",
@@ -436,7 +438,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "run_experiment.py",
+        "experiment",
         {
             "preset": "sharing",
             "output_dir": "{out}",
@@ -463,7 +465,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "analyze_layers.py",
+        "analyze-layers",
         {
             "encoder_files": "{encoder}",
             "input_file": "{records}",
@@ -488,7 +490,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "squad_baseline.py",
+        "squad-baseline",
         {"train_file": "{squad_json}", "predict_file": "{squad_json}"},
         {
             "missing file": ({"train_file": "{missing}.json"}, "{missing}.json"),
@@ -653,7 +655,7 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
         cases.append(
             {
                 "id": row.id,
-                "script": str(REPO_ROOT / "scripts" / row.script),
+                "command": row.command,
                 "argv": [arg.format(**values) for arg in row.args],
                 "cwd": str(case_dir),
             }
@@ -687,9 +689,9 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
 
 
 def test_matrix_size():
-    scripts = {row.script for row in ROWS}
-    print(f"bad-input matrix: {len(scripts)} entry points, {len(ROWS)} rows")
-    assert len(scripts) >= 15 and len(ROWS) >= 100
+    commands = {row.command for row in ROWS}
+    print(f"bad-input matrix: {len(commands)} commands, {len(ROWS)} rows")
+    assert commands == set(COMMANDS) and len(ROWS) >= 100
     assert len({row.id for row in ROWS}) == len(ROWS)
 
 
@@ -715,7 +717,7 @@ def test_real_command_line_prints_one_line(inputs, tmp_path):
         f"--export_dir={tmp_path / 'out'}",
     ]
     result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / "export_saved_model.py"), *flags],
+        command_line("export", *flags),
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},

@@ -13,6 +13,7 @@ import pytest
 
 from albert_tf.errors import OutputLockedError, UserError
 from albert_tf.output_lock import OutputLock, lock_path, output_lock
+from tests.commands import command_line
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _HOLD = (
@@ -236,13 +237,12 @@ def test_run_squad_on_a_held_output_dir_exits_2_naming_the_holder(tmp_path):
     holder = _start_holder(output)
     try:
         result = subprocess.run(
-            [
-                sys.executable,
-                os.path.join(_ROOT, "scripts", "run_squad.py"),
+            command_line(
+                "squad",
                 f"--output_dir={output}",
                 "--do_train",
                 "--train_file=train.json",
-            ],
+            ),
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONPATH": _ROOT},

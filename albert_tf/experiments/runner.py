@@ -6,6 +6,9 @@ Layout of `experiment_dir`:
     cells/<cell>/albert_config.json    the cell's model
     cells/<cell>/pretrain/             an ordinary pretraining workdir (checkpoints, logs)
     cells/<cell>/result.json           written last: the cell is finished
+    tensorboard/<cell>/                one TensorBoard run per cell: its hparams and metrics
+                                       (`tensorboard --logdir <experiment_dir>/tensorboard`:
+                                       the HParams dashboard compares the cells)
     results.csv, results.md            one row per cell; the paper-like table
     learning_curves.png, parameters_vs_accuracy.png
     layer_transitions.csv, layer_transitions.png   every cell's Figure 2 values
@@ -28,7 +31,9 @@ import dataclasses
 import json
 import logging
 import os
+import shutil
 import time
+from typing import TYPE_CHECKING
 
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
@@ -65,10 +70,18 @@ from albert_tf.experiments.scale import ExperimentScale
 from albert_tf.experiments.tables import write_csv, write_markdown
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.options import RuntimeOptions
+
+if TYPE_CHECKING:  # Imported where used: the experiments package loads without TensorFlow.
+    from albert_tf.config import AlbertConfig
+    from albert_tf.training.pretrain_config import PretrainConfig
 
 EXPERIMENT_FILE = "experiment.json"
 RESULT_FILE = "result.json"
 CURVE_NAMES = ("masked_lm_accuracy", "sentence_order_accuracy", "loss")
+# Besides the cell's own fields, the hparams of its TensorBoard run (the scale's settings).
+CELL_MODEL_HPARAMS = ("hidden_size", "num_hidden_layers", "num_attention_heads")
+CELL_TRAINING_HPARAMS = ("num_train_steps", "train_batch_size", "max_seq_length", "learning_rate")
 LAYER_ANALYSIS_RECORDS = 256
 
 
@@ -138,10 +151,12 @@ def run_cell(
     vocab_size: int,
     inputs: ExperimentInputs | None = None,
     downstream: DownstreamOptions | None = None,
+    runtime_options: RuntimeOptions | None = None,
 ) -> dict:
     """Trains (or resumes) and evaluates one cell; writes and returns its result row.
 
     With `downstream` (and `inputs`, for the tokenizer), also fine-tunes the cell's encoder.
+    `runtime_options` choose the speed-only forms (`train_and_evaluate`).
     """
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.pretrainer import AlbertPretrainer
@@ -156,7 +171,7 @@ def run_cell(
     resumed = os.path.exists(os.path.join(workdir, "checkpoint"))
     pretrain_config = _pretrain_config(cell, preset, scale, experiment_dir, config_file)
     start = time.monotonic()
-    train_and_evaluate(pretrain_config, workdir)
+    train_and_evaluate(pretrain_config, workdir, runtime_options)
     wall_seconds = time.monotonic() - start
 
     model = AlbertPretrainer(AlbertEncoder(albert_config))
@@ -187,6 +202,7 @@ def run_cell(
                 os.path.join(cell_dir, "downstream"),
             )
         )
+    _write_cell_run(experiment_dir, cell, albert_config, pretrain_config, metrics)
     row = {
         "preset": preset.name,
         "cell": cell.name,
@@ -208,6 +224,33 @@ def run_cell(
     }
     atomic_write_text(os.path.join(cell_dir, RESULT_FILE), json.dumps(row, indent=2) + "\n")
     return row
+
+
+def _write_cell_run(
+    experiment_dir: str,
+    cell: Cell,
+    albert_config: AlbertConfig,
+    pretrain_config: PretrainConfig,
+    metrics: dict[str, float],
+) -> None:
+    """`tensorboard/<cell>/`: the cell's settings as hparams and its metrics as scalars (at
+    its last step), replacing what an interrupted earlier attempt may have left there."""
+    import tensorflow as tf
+
+    from albert_tf.training.hparams import hparam_values, write_hparams
+    from albert_tf.training.summaries import write_scalars
+
+    run_dir = os.path.join(experiment_dir, "tensorboard", cell.name)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    hparams = {
+        **hparam_values(cell),
+        **{name: getattr(albert_config, name) for name in CELL_MODEL_HPARAMS},
+        **{name: getattr(pretrain_config, name) for name in CELL_TRAINING_HPARAMS},
+    }
+    write_hparams(run_dir, hparams, [(None, name) for name in metrics], trial_id=cell.name)
+    writer = tf.summary.create_file_writer(run_dir)
+    write_scalars(writer, metrics, pretrain_config.num_train_steps)
+    writer.close()
 
 
 def write_outputs(
@@ -280,17 +323,26 @@ def run_experiment(
     parallelism: int = 1,
     only_cells: tuple[str, ...] = (),
     downstream: DownstreamOptions | None = None,
+    runtime_options: RuntimeOptions | None = None,
 ) -> ExperimentResult:
     """Runs (or finishes) a preset in `experiment_dir`; see the module docstring.
 
     `only_cells`: run and tabulate only these cells of the preset (all when empty).
     `downstream`: also fine-tune every cell's encoder on this task (a results column).
+    `runtime_options`: the speed-only forms the cells train with (the command's flags).
     """
     preset = get_preset(preset_name)
     experiment_dir = os.path.abspath(experiment_dir)
     with output_lock(experiment_dir, directory=True):  # One job per experiment directory.
         return _run_experiment(
-            preset, experiment_dir, inputs, scale, parallelism, only_cells, downstream
+            preset,
+            experiment_dir,
+            inputs,
+            scale,
+            parallelism,
+            only_cells,
+            downstream,
+            runtime_options,
         )
 
 
@@ -302,6 +354,7 @@ def _run_experiment(
     parallelism: int,
     only_cells: tuple[str, ...],
     downstream: DownstreamOptions | None,
+    runtime_options: RuntimeOptions | None,
 ) -> ExperimentResult:
     preset_name = preset.name
     if not preset.trains:
@@ -336,6 +389,10 @@ def _run_experiment(
             logging.info("Cell %s: finished earlier, skipped.", cell.name)
             continue
         logging.info("Cell %s: training.", cell.name)
-        rows.append(run_cell(cell, preset, scale, experiment_dir, vocab_size, inputs, downstream))
+        rows.append(
+            run_cell(
+                cell, preset, scale, experiment_dir, vocab_size, inputs, downstream, runtime_options
+            )
+        )
         ran.append(cell.name)
     return ExperimentResult(rows, ran, write_outputs(preset, scale, rows, experiment_dir))

@@ -67,7 +67,7 @@ def resolve_bundle_dir(path: str) -> str:
             return candidate
     raise MissingInputError(
         f"{path}: no {ENCODER_FILE} here or in {BUNDLE_SUBDIR}/; pass a directory written by "
-        "save_encoder_bundle or export_saved_model (scripts/export_saved_model.py)."
+        "save_encoder_bundle or export_saved_model (albert-tf export)."
     )
 
 

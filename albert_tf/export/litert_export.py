@@ -3,11 +3,11 @@
 What is exported (a `LiteRtSource`):
 
 * `finetuned_run_source`: the task model of a fine-tuning output directory (`model.keras`,
-  `task.json`, `spm.model`, written by `scripts/run_classifier.py` and the other task
+  `task.json`, `spm.model`, written by `albert-tf classify` and the other task
   families). An `AlbertClassifier` gets `logits`, `probabilities`, `label_ids`; any other task
   model gets its own outputs (a dict as it is, a tensor as `logits`), so new families export
   unchanged once their model class is imported (registered with Keras);
-* `encoder_source`: an encoder (`scripts/export_litert.py` loads anything fine-tuning starts
+* `encoder_source`: an encoder (`albert-tf export-litert` loads anything fine-tuning starts
   from: a bundle, an `encoder.keras`, a pretraining workdir, a converted checkpoint), with
   `pooled_output` and `sequence_output`.
 

@@ -59,6 +59,7 @@ from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.options import RuntimeOptions
 from albert_tf.tokenization.model_proto import load_albert_model_proto
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from albert_tf.training.checkpointing import find_checkpoint, read_into
@@ -185,6 +186,7 @@ def export_saved_model(
     do_lower_case: bool = True,
     top_k: int = 5,
     overwrite: bool = False,
+    runtime_options: RuntimeOptions | None = None,
 ) -> str:
     """Exports the SavedModel and the Keras bundle into `export_dir` (see the module docstring).
 
@@ -198,6 +200,8 @@ def export_saved_model(
         do_lower_case: lowercase while normalizing, as in training.
         top_k: candidates per `[MASK]` in `fill_mask`.
         overwrite: replace an existing `export_dir` (only once the new export is complete).
+        runtime_options: the speed-only forms (the command's flags), unless this process chose
+            them already (`albert_tf.runtime.configure`).
 
     Returns:
         `export_dir`.
@@ -213,6 +217,7 @@ def export_saved_model(
             do_lower_case,
             top_k,
             overwrite,
+            runtime_options,
         )
 
 
@@ -225,6 +230,7 @@ def _export_saved_model(
     do_lower_case: bool,
     top_k: int,
     overwrite: bool,
+    runtime_options: RuntimeOptions | None,
 ) -> str:
     refuse_existing(export_dir, overwrite)  # Before the slow part; checked again at the end.
     load_albert_model_proto(spm_model_file)  # Fail early on a missing or invalid tokenizer.
@@ -232,7 +238,7 @@ def _export_saved_model(
         model = load_albert_model(model, albert_config)
     encoder, masked_lm_head = _parts(model)
     # Once the inputs are checked: whether the signatures serve on constant weights.
-    runtime.configure()
+    runtime.configure(runtime_options)
     if masked_lm_head is None:
         logging.warning("Exporting an encoder without masked-LM head: no fill_mask signature.")
     module = AlbertServingModule(

@@ -20,7 +20,7 @@ pretraining workdir or `ckpt-N` prefix (the pretrainer, with the masked-LM head;
 `albert_config.json` beside it unless given), an encoder bundle or SavedModel export directory
 (`keras/`), a converted albert_tf directory (`pretrainer.keras` or `encoder.keras`), or a
 `.keras` file. Hugging Face and original TF1 checkpoints are loaded with
-`albert_tf.convert.convert.load_model` and passed as a model (scripts/export_saved_model.py
+`albert_tf.convert.convert.load_model` and passed as a model (`albert-tf export`
 `--checkpoint_format=hf|tf1` does so).
 
 Illustration (not run):

@@ -18,6 +18,7 @@ Layout of `output_dir` (families add their prediction files):
     runtime.json                                              the speed-only forms chosen
     checkpoints/, backup/, logs/train                         `albert_tf.finetune.training`
     eval_results.json, logs/eval                              the scores of `evaluate`
+    logs/                                                     hparams (HParams dashboard)
     saved_model/                                              the family's signatures
 
 Illustration (not run; importing a family's `task` module registers the family):
@@ -53,6 +54,7 @@ from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskI
 from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.output_lock import output_lock
 from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.training.hparams import hparam_values, write_hparams
 from albert_tf.training.precision import resolve_precision
 from albert_tf.training.strategy import create_strategy
 from albert_tf.training.summaries import write_scalars
@@ -110,8 +112,10 @@ def _run(task: FinetuneTask, output_dir: str, runtime_options: RuntimeOptions | 
     results: dict[str, Any] = {}
     if config.do_train:
         results.update(_train(task, run))
-    if task.evaluates():
-        results.update(_evaluate(task, run))
+    scores = _evaluate(task, run) if task.evaluates() else {}
+    results.update(scores)
+    if config.do_train:  # A new run: its settings and what it reported, for TensorBoard.
+        write_hparams(run.path("logs"), hparam_values(config), _dashboard_metrics(results, scores))
     if task.predicts():
         results.update(task.predict(run))
     if config.export_saved_model:
@@ -170,6 +174,17 @@ def _train(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:
         metrics=task.metrics(run.info),
     )
     return {**results, **data.results}
+
+
+def _dashboard_metrics(results: dict[str, Any], scores: dict[str, Any]) -> list[tuple[str, str]]:
+    """The HParams metrics of a run: the training metrics as the `ScalarLogger` writes them
+    each epoch (`logs/train`, `epoch_<name>`) and the float scores (`logs/eval`)."""
+    train = [
+        ("train", f"epoch_{name.removeprefix('train/')}")
+        for name in results
+        if name.startswith("train/")
+    ]
+    return train + [("eval", name) for name, value in scores.items() if isinstance(value, float)]
 
 
 def _evaluate(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:

@@ -3,9 +3,9 @@
 Every field of the family's config (a `FinetuneConfig` subclass) and of `RuntimeOptions` (the
 speed-only forms) becomes a flag with its type, default and help text
 (`albert_tf.config_flags`); `--encoder` is another name of
-`--init_checkpoint`, and `--output_dir` is required. A script is then a few lines:
+`--init_checkpoint`, and `--output_dir` is required. A command is then a few lines:
 
-Illustration (not run; scripts/run_classifier.py):
+Illustration (not run; albert_tf/commands/classify.py, the `albert-tf classify` command):
     from albert_tf import cli
     from albert_tf.finetune.classification.task import ClassificationTask
     from albert_tf.finetune.flags import finetune_main

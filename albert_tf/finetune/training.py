@@ -9,6 +9,7 @@ in `output_dir` (the driver adds the run files, `albert_tf.export.finetuned_run`
     checkpoints/epoch-NN.weights.h5   weights after each epoch
     backup/                           `BackupAndRestore`: rerunning resumes an interrupted fit
     logs/train                        TensorBoard scalars
+    logs/profile/train                `profile_steps`: the profiler trace (Keras' TensorBoard)
     model.keras                       the fine-tuned Keras model (written last, atomically)
 """
 
@@ -70,9 +71,16 @@ def compile_for_finetuning(
         )
 
 
-def finetuning_callbacks(output_dir: str) -> list[keras.callbacks.Callback]:
-    """Resumable fit (`backup/`), weights per epoch (`checkpoints/`), scalars (`logs/`)."""
-    return [
+def finetuning_callbacks(
+    output_dir: str, profile_steps: tuple[int, int] | None = None
+) -> list[keras.callbacks.Callback]:
+    """Resumable fit (`backup/`), weights per epoch (`checkpoints/`), scalars (`logs/`) and,
+    with `profile_steps` (first, last batch of the fit, 1-based), their profiler trace.
+
+    Keras' `TensorBoard` callback takes the trace; it writes its own epoch scalars too, so it
+    gets its own directory (`logs/profile`) beside the `ScalarLogger`'s.
+    """
+    callbacks = [
         keras.callbacks.BackupAndRestore(os.path.join(output_dir, "backup")),
         keras.callbacks.ModelCheckpoint(
             os.path.join(output_dir, "checkpoints", "epoch-{epoch:02d}.weights.h5"),
@@ -80,6 +88,15 @@ def finetuning_callbacks(output_dir: str) -> list[keras.callbacks.Callback]:
         ),
         ScalarLogger(os.path.join(output_dir, "logs")),
     ]
+    if profile_steps is not None:
+        callbacks.append(
+            keras.callbacks.TensorBoard(
+                os.path.join(output_dir, "logs", "profile"),
+                write_graph=False,
+                profile_batch=profile_steps,
+            )
+        )
+    return callbacks
 
 
 def train(
@@ -115,7 +132,7 @@ def train(
         dataset,
         epochs=epochs,
         steps_per_epoch=steps_per_epoch,
-        callbacks=finetuning_callbacks(output_dir),
+        callbacks=finetuning_callbacks(output_dir, config.profile_range()),
         shuffle=False,  # The dataset shuffles itself (a Dataset ignores Keras's shuffle).
         verbose=2,
     )

@@ -6,7 +6,8 @@ does the whole run; rerunning the same command resumes it.
 Layout of `workdir`:
     ckpt-<step>.{index,data-*}, checkpoint   last `keep_checkpoint_max` checkpoints
     best/ckpt-<step>.*, best/metrics.json    best by eval masked_lm_accuracy (do_eval)
-    logs/train, logs/eval                    TensorBoard summaries
+    logs/train, logs/eval                    TensorBoard scalars (and --profile_steps' trace)
+    logs/                                    the run's hparams (TensorBoard's HParams dashboard)
     encoder.keras, albert_config.json       the final encoder, for export/fine-tuning
     pretrain_config.json, eval_results.json
 
@@ -58,7 +59,9 @@ from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
+from albert_tf.runtime.options import RuntimeOptions
 from albert_tf.training.checkpointing import restore_latest_readable
+from albert_tf.training.hparams import hparam_values, write_hparams
 from albert_tf.training.init_checkpoint import load_encoder_weights, load_pretrained_weights
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
@@ -66,6 +69,7 @@ from albert_tf.training.precision import resolve_precision
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_evaluation import PretrainEvaluator
 from albert_tf.training.pretrain_loop import (
+    StepProfiler,
     TrainWindow,
     check_finite,
     is_event_step,
@@ -87,10 +91,23 @@ __all__ = ["load_encoder_weights", "load_pretrained_weights", "train_and_evaluat
 
 # The loop's metric window; tests patch its `add` to act between steps.
 _Window = TrainWindow
+# The metrics the HParams dashboard shows, as logs/train and logs/eval hold them.
+HPARAMS_METRICS = (
+    "loss",
+    "masked_lm_accuracy",
+    "masked_lm_loss",
+    "sentence_order_accuracy",
+    "sentence_order_loss",
+)
 
 
-def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]:
+def train_and_evaluate(
+    config: PretrainConfig, workdir: str, runtime_options: RuntimeOptions | None = None
+) -> dict[str, float]:
     """Pretrains (`do_train`) and/or evaluates (`do_eval`); returns the final metrics.
+
+    `runtime_options` (the command's flags) choose the speed-only forms, unless this process
+    chose them already (`albert_tf.runtime.configure`).
 
     Returns a flat dict: `step`, `train/<metric>` (the last logging window),
     `eval/<metric>` (the last evaluation) for the metrics `masked_lm_accuracy`,
@@ -101,7 +118,7 @@ def train_and_evaluate(config: PretrainConfig, workdir: str) -> dict[str, float]
     # TensorFlow op runs (reading records below initializes the runtime).
     strategy = create_strategy(config.strategy, config.tpu)
     # The speed-only forms for this machine (after the strategy: choosing them runs ops).
-    runtime.configure()
+    runtime.configure(runtime_options)
     albert_config = AlbertConfig.from_file_or_preset(config.albert_config_file)
     _check_config(config, albert_config)
     # Same seed, same initial weights: with the deterministic data order, a run
@@ -207,8 +224,22 @@ class _Run:
                 os.path.join(workdir, "pretrain_config.json"), config.to_json_string()
             )
             runtime.record(workdir)
+            if not restored:  # A resumed run wrote them when it started.
+                self._write_hparams()
         self.step = int(self.step_variable.numpy())
         self.evaluator = PretrainEvaluator(config, self.model, strategy, self.files)
+
+    def _write_hparams(self) -> None:
+        """The run's settings and model shape, with its metrics, for the HParams dashboard."""
+        groups = ("train", "eval") if self.config.do_eval else ("train",)
+        write_hparams(
+            os.path.join(self.workdir, "logs"),
+            {
+                **hparam_values(self.config),
+                **hparam_values(self.albert_config.to_dict(), prefix="model."),
+            },
+            [(group, name) for group in groups for name in HPARAMS_METRICS],
+        )
 
     def train(self) -> dict[str, float]:
         """Trains up to `num_train_steps`, saving (and evaluating) at the event steps."""
@@ -228,15 +259,20 @@ class _Run:
         metrics: dict[str, float] = {}
         window = _Window(self.step)
         progress = progress_bar(config, self.step, self.is_chief)
+        profiler = StepProfiler(
+            config.profile_range() if self.is_chief else None,
+            os.path.join(self.workdir, "logs", "train"),
+        )
         stopping = False
-        with stop_on_sigterm() as stop:
+        with stop_on_sigterm() as stop, profiler:
             while self.step < config.num_train_steps:
                 stopping = vote.any_worker_stopping(stop)
                 if stopping:
                     break
                 num_steps = steps_until_next_event(config, self.step)
                 try:
-                    sums = train_function(iterator, tf.constant(num_steps)).numpy()
+                    with profiler.steps(self.step, num_steps):
+                        sums = train_function(iterator, tf.constant(num_steps)).numpy()
                 except tf.errors.DataLossError as e:
                     raise unreadable_records_error(config.input_file, e) from e
                 self.step += num_steps

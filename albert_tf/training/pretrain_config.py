@@ -1,4 +1,4 @@
-"""`PretrainConfig`: every setting of a pretraining run (the flags of run_pretraining.py)."""
+"""`PretrainConfig`: every setting of a pretraining run (the flags of `albert-tf pretrain`)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,23 @@
-"""The pieces of the pretraining loop: step counts between events, logging, checks.
+"""The pieces of the pretraining loop: step counts between events, logging, checks, tracing.
 
 `albert_tf.training.pretrain` runs the loop: it calls the train function for the steps up to
 the next event (`steps_until_next_event`), adds the metric sums to a `TrainWindow`, logs the
-window every `log_every_steps` and saves (and evaluates) at the event steps.
+window every `log_every_steps` and saves (and evaluates) at the event steps; a `StepProfiler`
+traces the steps of `--profile_steps`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import keras
 import numpy as np
+import tensorflow as tf
 
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_step import SUM_NAMES, metrics_from_sums
@@ -49,14 +53,64 @@ def is_event_step(config: PretrainConfig, step: int) -> bool:
 
 
 def steps_until_next_event(config: PretrainConfig, step: int) -> int:
-    """Steps of the next call: stop exactly at logging and saving steps."""
+    """Steps of the next call: stop exactly at logging and saving steps, and where the
+    profiler trace of `profile_steps` starts and ends."""
     boundaries = [
         config.steps_per_execution,
         config.num_train_steps - step,
         config.save_checkpoints_steps - step % config.save_checkpoints_steps,
         config.log_every_steps - step % config.log_every_steps,
     ]
+    profile = config.profile_range()
+    if profile is not None:
+        first, last = profile
+        boundaries += [bound - step for bound in (first - 1, last) if bound > step]
     return max(1, min(boundaries))
+
+
+class StepProfiler:
+    """A profiler trace of training steps `first`..`last` (1-based, inclusive) in `log_dir`.
+
+    TensorBoard's Profile tab reads it from `log_dir/plugins/profile/`. The loop wraps each
+    call of the train function in `steps(step, num_steps)`; `steps_until_next_event` ends
+    the calls where the trace starts and stops, so it holds exactly those steps (a resumed run
+    traces those still ahead). Leaving the `with` block stops a trace still running.
+
+    Args:
+        window: (first, last) step, or None for no trace.
+        log_dir: the run's summary directory the trace goes under.
+    """
+
+    def __init__(self, window: tuple[int, int] | None, log_dir: str):
+        self.window = window
+        self.log_dir = log_dir
+        self._tracing = False
+
+    @contextlib.contextmanager
+    def steps(self, step: int, num_steps: int) -> Iterator[None]:
+        """Around the call that runs steps `step + 1` to `step + num_steps`."""
+        if self.window is None or not self.window[0] <= step + 1 <= self.window[1]:
+            yield
+            return
+        if not self._tracing:
+            tf.profiler.experimental.start(self.log_dir)
+            self._tracing = True
+        with tf.profiler.experimental.Trace("train", step_num=step + 1):
+            yield
+        if step + num_steps >= self.window[1]:
+            self._stop()
+
+    def _stop(self) -> None:
+        tf.profiler.experimental.stop()
+        self._tracing = False
+        logging.info("Wrote the profiler trace of steps %d-%d to %s.", *self.window, self.log_dir)
+
+    def __enter__(self) -> StepProfiler:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._tracing:
+            self._stop()
 
 
 def check_finite(sums: np.ndarray, step: int, latest_checkpoint: str | None) -> None:

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from albert_tf.config_fields import check_choices, check_range, option
+from albert_tf.errors import UserError
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
 from albert_tf.training.precision import AUTO_PRECISION_HELP, PRECISIONS
 from albert_tf.training.strategy import STRATEGIES
@@ -42,12 +43,40 @@ class TrainingConfig:
     )
     jit_compile: bool = option(False, "Compile the train step with XLA.")
     steps_per_execution: int = option(1, "Train steps per tf.function call.")
+    profile_steps: str = option(
+        "",
+        "Capture a profiler trace of training steps A to B (1-based, e.g. 10,20; one number: "
+        "that step) for TensorBoard's Profile tab, under the run's logs/; empty: none.",
+    )
 
     def __post_init__(self) -> None:
         check_choices(self)
         for name in ("train_batch_size", "eval_batch_size", "steps_per_execution"):
             check_range(name, getattr(self, name), low=0, low_open=True)
         check_range("learning_rate", self.learning_rate, low=0, low_open=True)
+        self.profile_range()  # Checks profile_steps.
+
+    def profile_range(self) -> tuple[int, int] | None:
+        """(first, last) training step of `profile_steps`, or None when it is empty.
+
+        Example:
+            >>> TrainingConfig(profile_steps="5,8").profile_range()
+            (5, 8)
+        """
+        if not self.profile_steps:
+            return None
+        parts = self.profile_steps.split(",")
+        try:
+            first, last = int(parts[0]), int(parts[-1])
+        except ValueError:
+            first = last = 0
+        if len(parts) > 2 or not 1 <= first <= last:
+            raise UserError(
+                f"profile_steps={self.profile_steps!r} is not a step range",
+                where="--profile_steps",
+                fix="pass A,B with 1 <= A <= B (training steps), or one step",
+            )
+        return first, last
 
     def replace(self, **changes: Any) -> TrainingConfig:
         return dataclasses.replace(self, **changes)

@@ -1,11 +1,10 @@
-"""convert_checkpoint and scripts/convert_checkpoint.py: chains of formats, atomic outputs."""
+"""convert_checkpoint and `albert-tf convert`: chains of formats, atomic outputs."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,6 +12,7 @@ import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.convert import build_model, convert_checkpoint, load_model, save_model
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 
 CONFIG = AlbertConfig(
@@ -77,10 +77,10 @@ def test_failed_write_leaves_nothing(tmp_path):
 @pytest.mark.slow  # Three subprocesses with TensorFlow.
 def test_script_converts_and_refuses_existing_output(tmp_path):
     save_model(random_model(heads=False), "tf1", str(tmp_path / "tf1"))
-    command = [
-        sys.executable, str(REPO_ROOT / "scripts" / "convert_checkpoint.py"),
+    command = command_line(
+        "convert",
         "--from=tf1", "--to=hf", f"--input={tmp_path / 'tf1'}", f"--output={tmp_path / 'hf'}",
-    ]  # fmt: skip
+    )  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -28,6 +28,7 @@ from albert_tf.convert.keras_hub_weights import keras_hub_path
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.models import AlbertClassifier, AlbertEncoder, AlbertSpanQA
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT, TINY_ALBERT
 
 CONFIG = AlbertConfig(**TINY_ALBERT, num_hidden_groups=2, inner_group_num=2)
@@ -397,11 +398,10 @@ def test_presets_albert_tf_cannot_read_are_refused(keras_hub_presets, tmp_path):
 
 @pytest.mark.slow  # a conversion process (~8 s)
 def test_script_refuses_another_architecture_in_one_line(keras_hub_presets, tmp_path):
-    command = [
-        sys.executable, str(REPO_ROOT / "scripts" / "convert_checkpoint.py"), "--from=keras_hub",
-        "--to=albert_tf", f"--input={keras_hub_presets.root / 'bert'}",
-        f"--output={tmp_path / 'out'}",
-    ]  # fmt: skip
+    command = command_line(
+        "convert", "--from=keras_hub", "--to=albert_tf",
+        f"--input={keras_hub_presets.root / 'bert'}", f"--output={tmp_path / 'out'}",
+    )  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
     result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     assert result.returncode == 2, result.stderr[-2000:]

@@ -247,7 +247,7 @@ def test_script_runs_beam_with_pipeline_options(tmp_path, corpus_files, small_mo
         "--dedup_lines",
     ]
     beam = _run(
-        "create_pretraining_data.py",
+        "data",
         *common,
         f"--output_dir={tmp_path / 'beam'}",
         "--runner=beam",
@@ -258,10 +258,10 @@ def test_script_runs_beam_with_pipeline_options(tmp_path, corpus_files, small_mo
     manifest = json.loads((tmp_path / "beam" / "manifest.json").read_text())
     assert manifest["beam"]["pipeline_options"][0] == "--runner=DirectRunner"
     assert manifest["options"]["dedup_lines"] and "duplicate_lines" in manifest["statistics"]
-    local = _run("create_pretraining_data.py", *common, f"--output_dir={tmp_path / 'local'}")
+    local = _run("data", *common, f"--output_dir={tmp_path / 'local'}")
     assert local.returncode == 0, local.stderr
     assert _multiset(tmp_path / "beam") == _multiset(tmp_path / "local")
-    typo = _run("create_pretraining_data.py", *common, f"--output_dir={tmp_path / 'x'}", "--dupe=2")
+    typo = _run("data", *common, f"--output_dir={tmp_path / 'x'}", "--dupe=2")
     assert typo.returncode == 2 and "error: unknown flags ['--dupe=2']" in typo.stderr
 
 

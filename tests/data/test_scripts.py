@@ -1,21 +1,21 @@
-"""The two scripts, end to end on a slice of data/sample.txt."""
+"""`albert-tf data` and `albert-tf data-stats`, end to end on a slice of data/sample.txt."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 
 
-def _run(script: str, *args: str) -> subprocess.CompletedProcess:
+def _run(command: str, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     return subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / script), *args],
+        command_line(command, *args),
         capture_output=True,
         text=True,
         env=env,
@@ -35,14 +35,14 @@ def test_create_then_stats(tmp_path, small_corpus, small_model_file):
         "--dupe_factor=1",
         "--num_output_shards=2",
     ]
-    created = _run("create_pretraining_data.py", *flags)
+    created = _run("data", *flags)
     assert created.returncode == 0, created.stderr
     manifest = json.loads((output_dir / "manifest.json").read_text())
     assert manifest["options"]["max_predictions_per_seq"] == 20  # original default
-    refused = _run("create_pretraining_data.py", *flags)
+    refused = _run("data", *flags)
     assert refused.returncode == 2 and "--overwrite" in refused.stderr
     stats = _run(
-        "pretraining_data_stats.py",
+        "data-stats",
         f"--input_file={output_dir}/part-*",
         f"--spm_model_file={small_model_file}",
         "--json",

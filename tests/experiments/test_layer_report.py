@@ -1,5 +1,5 @@
-"""The library function of scripts/analyze_layers.py, on the two-cell experiment's encoders
-(the script's bad inputs: tests/test_bad_input_matrix.py)."""
+"""The library function of `albert-tf analyze-layers`, on the two-cell experiment's encoders
+(the command's bad inputs: tests/test_bad_input_matrix.py)."""
 
 from __future__ import annotations
 

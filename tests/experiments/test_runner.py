@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
@@ -15,8 +14,10 @@ import pytest
 from albert_tf.errors import UserError
 from albert_tf.experiments.runner import RESULT_FILE, run_experiment
 from albert_tf.experiments.scale import SCALES
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT
 from tests.experiments.conftest import DOWNSTREAM, TEST_SCALE, TWO_CELLS, experiment_inputs
+from tests.tensorboard_events import read_hparams, read_scalars
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 # Columns that legitimately differ between runs.
@@ -26,6 +27,28 @@ RUN_DEPENDENT = {"wall_seconds", "resumed"}
 def _read_csv(path: str) -> list[dict]:
     with open(path, newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
+
+
+@pytest.mark.slow  # Needs the two-cell experiment (~70 s).
+def test_one_tensorboard_run_per_cell_with_its_hparams_and_metrics(two_cell_experiment):
+    experiment_dir, _ = two_cell_experiment
+    runs = os.path.join(experiment_dir, "tensorboard")
+    assert sorted(os.listdir(runs)) == sorted(TWO_CELLS)
+    for cell in TWO_CELLS:
+        row = json.load(open(os.path.join(experiment_dir, "cells", cell, RESULT_FILE)))
+        written = read_hparams(os.path.join(runs, cell))
+        assert written["group_name"] == cell
+        hparams = written["hparams"]
+        assert hparams["sentence_objective"] == row["sentence_objective"] == cell
+        assert hparams["sharing"] == row["sharing"]
+        assert hparams["num_train_steps"] == TEST_SCALE.num_train_steps
+        assert hparams["hidden_size"] == row["hidden_size"]
+        scalars = read_scalars(os.path.join(runs, cell))
+        metric_names = [tag for _, tag in written["metrics"]]
+        assert {"sop_head_accuracy", "downstream_accuracy"} <= set(metric_names)
+        assert set(metric_names) == set(scalars)  # The dashboard's columns, all written.
+        for name in metric_names:
+            assert scalars[name] == pytest.approx(row[name], rel=1e-6), name
 
 
 @pytest.mark.slow  # The two-cell experiment: two pretraining cells and fine-tuning.
@@ -97,9 +120,8 @@ def test_other_settings_in_the_same_directory_are_refused(two_cell_experiment, t
 
 
 def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
-    return [
-        sys.executable,
-        str(REPO_ROOT / "scripts" / "run_experiment.py"),
+    return command_line(
+        "experiment",
         "--preset=sentence_objective",
         "--scale=tiny",
         f"--num_train_steps={TEST_SCALE.num_train_steps}",
@@ -112,7 +134,7 @@ def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
         f"--downstream_data_dir={DOWNSTREAM.data_dir}",
         f"--downstream_max_train_examples={DOWNSTREAM.max_train_examples}",
         f"--downstream_epochs={DOWNSTREAM.num_train_epochs}",
-    ]
+    )
 
 
 def _latest_step(workdir: str) -> int:

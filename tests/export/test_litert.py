@@ -269,15 +269,13 @@ def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
 @pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
     import subprocess
-    import sys
 
     from albert_tf.export.encoder_bundle import save_encoder_bundle
-    from tests.conftest import REPO_ROOT
+    from tests.commands import command_line
 
     bundle = save_encoder_bundle(str(tmp_path / "bundle"), lt_encoder, tiny_model_file)
-    script = str(REPO_ROOT / "scripts" / "export_litert.py")
     out = tmp_path / "litert"
-    args = [sys.executable, script, f"--source={bundle}", f"--output_dir={out}"]
+    args = command_line("export-litert", f"--source={bundle}", f"--output_dir={out}")
     done = subprocess.run(
         [*args, "--quantizations=int8", "--inputs=text", "--seq_length=16"],
         capture_output=True,

@@ -1,10 +1,9 @@
-"""scripts/export_saved_model.py: a workdir's encoder.keras -> SavedModel; flags; errors."""
+"""`albert-tf export`: a workdir's encoder.keras -> SavedModel; flags; errors."""
 
 import os
 import pathlib
 import shutil
 import subprocess
-import sys
 
 import pytest
 import tensorflow as tf
@@ -12,13 +11,14 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for loadi
 
 from albert_tf.config import AlbertConfig
 from albert_tf.models import AlbertEncoder
-from tests.conftest import REPO_ROOT, TINY_ALBERT
+from tests.commands import command_line
+from tests.conftest import TINY_ALBERT
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
-    # A subprocess: the script's absl flags are process-global.
+    # A subprocess: the command's absl flags are process-global.
     return subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / "export_saved_model.py"), *argv],
+        command_line("export", *argv),
         capture_output=True,
         text=True,
         timeout=300,

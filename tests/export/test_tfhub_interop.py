@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ import transformers
 
 from albert_tf.convert.convert import convert_checkpoint, load_model
 from albert_tf.export.tfhub import TfHubSource, export_tfhub
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT, TINY_VOCAB_SIZE
 from tests.convert.test_hf_checkpoint import padded_batch, torch_outputs
 
@@ -46,15 +46,14 @@ def checkpoints(tmp_path_factory):
 
 
 def _export_with_the_script(fmt: str, path: str, spm_model_file: str, export_dir: str) -> None:
-    command = [
-        sys.executable,
-        str(REPO_ROOT / "scripts" / "export_saved_model.py"),
+    command = command_line(
+        "export",
         "--format=tfhub",
         f"--checkpoint_format={fmt}",
         f"--checkpoint={path}",
         f"--spm_model_file={spm_model_file}",
         f"--export_dir={export_dir}",
-    ]
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]

@@ -1,10 +1,10 @@
-"""scripts/train_tokenizer.py runs end to end and writes .model and .vocab."""
+"""`albert-tf tokenizer` runs end to end and writes .model and .vocab."""
 
 import os
 import subprocess
-import sys
 
 from albert_tf.tokenization.model_proto import load_albert_model_proto
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT
 
 
@@ -12,15 +12,14 @@ def test_script_writes_model_and_vocab(tmp_path):
     prefix = tmp_path / "out" / "spm"
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "train_tokenizer.py"),
+        command_line(
+            "tokenizer",
             f"--input_files={SAMPLE_TEXT},{SAMPLE_TEXT}",
             f"--model_prefix={prefix}",
             "--vocab_size=400",
             "--sample_size=2000",
             "--seed=7",
-        ],
+        ),
         capture_output=True,
         text=True,
         env=env,
@@ -34,12 +33,11 @@ def test_script_writes_model_and_vocab(tmp_path):
 
 def test_script_reports_missing_input(tmp_path):
     result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "train_tokenizer.py"),
+        command_line(
+            "tokenizer",
             f"--input_files={tmp_path}/none_*.txt",
             f"--model_prefix={tmp_path}/m",
-        ],
+        ),
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),

@@ -25,6 +25,8 @@ from albert_tf.training.pretrain import (
     load_pretrained_weights,
     train_and_evaluate,
 )
+from albert_tf.training.pretrain_loop import steps_until_next_event
+from tests.tensorboard_events import profiler_traces, read_hparams, read_scalars
 from tests.training.conftest import TINY_ALBERT, tiny_pretrain_config
 
 
@@ -48,6 +50,7 @@ def full_run(tmp_path_factory, record_dir, albert_config_file):
         save_checkpoints_steps=2,
         log_every_steps=2,
         steps_per_execution=2,
+        profile_steps="3,4",
     )
     workdir = str(tmp_path_factory.mktemp("full_run"))
     return config, workdir, train_and_evaluate(config, workdir)
@@ -77,6 +80,44 @@ def test_run_records_the_speed_forms_it_ran(full_run):
     assert recorded["configured"]
     assert set(recorded["forms"]) == {"fused_kernels", "frozen_serving"}
     assert all("reason" in form for form in recorded["forms"].values())
+
+
+@pytest.mark.slow  # Reads the 6-step run.
+def test_run_writes_its_hparams_and_metrics_for_tensorboard(full_run):
+    config, workdir, _ = full_run
+    written = read_hparams(os.path.join(workdir, "logs"))
+    hparams = written["hparams"]
+    assert hparams["learning_rate"] == pytest.approx(config.learning_rate)
+    assert hparams["train_batch_size"] == 8 and hparams["do_eval"] is True
+    assert hparams["input_file"] == config.input_file and hparams["profile_steps"] == "3,4"
+    assert hparams["model.hidden_size"] == TINY_ALBERT["hidden_size"]
+    assert sorted(written["columns"]) == sorted(hparams)
+    assert {("train", "loss"), ("eval", "masked_lm_accuracy")} <= set(written["metrics"])
+    # Each metric is a scalar the run wrote where the dashboard looks for it.
+    for group, tag in written["metrics"]:
+        assert tag in read_scalars(os.path.join(workdir, "logs", group)), (group, tag)
+
+
+@pytest.mark.slow  # Reads the 6-step run.
+def test_profile_steps_capture_a_trace_of_those_steps(full_run):
+    _, workdir, _ = full_run
+    assert profiler_traces(os.path.join(workdir, "logs", "train"))
+
+
+def test_the_steps_between_events_end_where_the_trace_starts_and_stops(base_config):
+    config = base_config.replace(
+        num_train_steps=20, save_checkpoints_steps=20, log_every_steps=20, steps_per_execution=4
+    )
+    traced = config.replace(profile_steps="7,9")
+    plain = [steps_until_next_event(config, step) for step in (0, 4, 6, 8)]
+    assert plain == [4, 4, 4, 4]
+    assert [steps_until_next_event(traced, step) for step in (0, 4, 6, 8, 9)] == [4, 2, 3, 1, 4]
+
+
+@pytest.mark.parametrize("value", ["0,3", "5,3", "a", "1,2,3", "3,"])
+def test_profile_steps_must_be_a_step_range(base_config, value):
+    with pytest.raises(UserError, match="--profile_steps"):
+        base_config.replace(profile_steps=value)
 
 
 @pytest.mark.slow  # A killed child run, then a resumed one.

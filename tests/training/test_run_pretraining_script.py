@@ -1,4 +1,4 @@
-"""scripts/run_pretraining.py: flags mirror PretrainConfig (bad flags: test_bad_input_matrix)."""
+"""`albert-tf pretrain`: flags mirror PretrainConfig (bad flags: test_bad_input_matrix)."""
 
 from __future__ import annotations
 
@@ -15,20 +15,16 @@ from albert_tf.training.precision import AUTO_PRECISION_HELP
 from albert_tf.training.pretrain_config import PretrainConfig
 from tests.conftest import REPO_ROOT
 
-SCRIPT = REPO_ROOT / "scripts" / "run_pretraining.py"
-
-# Imports the script as a module, parses argv[1:] and prints every flag's default, the
-# config the flags describe and the --precision help.
+# Imports the command's module (defining its flags), parses argv[1:] and prints every flag's
+# default, the config the flags describe and the --precision help.
 _CHILD = textwrap.dedent(
     """
-    import dataclasses, importlib.util, json, sys
+    import dataclasses, importlib, json, sys
     from absl import flags
     from albert_tf.config_flags import config_from_flags
     from albert_tf.training.pretrain_config import PretrainConfig
-    spec = importlib.util.spec_from_file_location("run_pretraining", sys.argv[1])
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
-    flags.FLAGS(["run_pretraining", *sys.argv[2:]])
+    importlib.import_module("albert_tf.commands.pretrain")
+    flags.FLAGS(["albert-tf pretrain", *sys.argv[1:]])
     print(json.dumps({
         "defaults": {name: flags.FLAGS[name].default for name in flags.FLAGS},
         "config": dataclasses.asdict(config_from_flags(PretrainConfig)),
@@ -38,9 +34,9 @@ _CHILD = textwrap.dedent(
 )
 
 
-def _python(*args: str) -> subprocess.CompletedProcess:
+def _run(argv: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, *args],
+        argv,
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
@@ -51,7 +47,7 @@ def _python(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.slow  # A subprocess with TensorFlow.
 def test_every_config_field_is_a_flag_with_the_fields_default_and_help():
     args = ["--input_file=r/*.tfrecord", "--albert_config_file=albert_base", "--output_dir=o"]
-    result = _python("-c", _CHILD, str(SCRIPT), *args)
+    result = _run([sys.executable, "-c", _CHILD, *args])
     assert result.returncode == 0, result.stderr[-3000:]
     output = json.loads(result.stdout.strip().splitlines()[-1])
     for field in dataclasses.fields(PretrainConfig):

@@ -37,6 +37,7 @@ def tiny_run_config(sentiment_dir, tiny_run_settings) -> ClassificationConfig:
 
 @pytest.fixture(scope="session")
 def finetuned_run(tmp_path_factory, tiny_run_config):
-    """One tiny SST-2-shaped fine-tuning run with export: (output_dir, results)."""
-    config = tiny_run_config.replace(export_saved_model=True)
+    """One tiny SST-2-shaped fine-tuning run with export and a profiler trace of steps 2-3:
+    (output_dir, results)."""
+    config = tiny_run_config.replace(export_saved_model=True, profile_steps="2,3")
     return finished_run(tmp_path_factory, config, "finetuned")

@@ -13,6 +13,7 @@ from albert_tf.finetune.classification.task import run_classifier
 from albert_tf.finetune.training import plan_steps
 from tests.finetune.classification.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH
 from tests.finetune.conftest import write_lines
+from tests.tensorboard_events import profiler_traces, read_hparams, read_scalars
 
 
 @pytest.mark.slow  # Needs the trained classification run.
@@ -93,6 +94,28 @@ def test_labels_that_do_not_match_the_task(tmp_path, tiny_run_config):
 
 
 @pytest.mark.slow  # Needs the trained classification run.
+@pytest.mark.slow  # Needs the trained classification run.
+def test_run_writes_its_hparams_and_metrics_for_tensorboard(finetuned_run, tiny_run_config):
+    output_dir, results = finetuned_run
+    written = read_hparams(os.path.join(output_dir, "logs"))
+    hparams = written["hparams"]
+    assert hparams["task"] == "sst-2" and hparams["train_batch_size"] == 6
+    assert hparams["learning_rate"] == pytest.approx(tiny_run_config.learning_rate)
+    assert hparams["profile_steps"] == "2,3" and sorted(written["columns"]) == sorted(hparams)
+    assert {("train", "epoch_loss"), ("eval", "dev/accuracy")} <= set(written["metrics"])
+    for group, tag in written["metrics"]:  # Each one a scalar the run wrote there.
+        assert tag in read_scalars(os.path.join(output_dir, "logs", group)), (group, tag)
+    assert read_scalars(os.path.join(output_dir, "logs", "eval"))["dev/accuracy"] == (
+        pytest.approx(results["dev/accuracy"])
+    )
+
+
+@pytest.mark.slow  # Needs the trained classification run.
+def test_profile_steps_capture_a_trace_of_those_steps(finetuned_run):
+    output_dir, _ = finetuned_run
+    assert profiler_traces(os.path.join(output_dir, "logs", "profile", "train"))
+
+
 def test_predictions_are_consistent_with_metrics(finetuned_run):
     output_dir, results = finetuned_run
     # Dev = the 6 distinct training sentences; accuracy is a multiple of 1/6.

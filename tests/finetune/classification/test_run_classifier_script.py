@@ -1,4 +1,4 @@
-"""scripts/run_classifier.py fine-tunes from an encoder bundle (which carries its tokenizer)."""
+"""`albert-tf classify` fine-tunes from an encoder bundle (which carries its tokenizer)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 import os
 import pathlib
 import subprocess
-import sys
 
 import pytest
 
 from albert_tf.export.encoder_bundle import save_encoder_bundle
 from albert_tf.models.encoder import AlbertEncoder
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.classification.conftest import SEQ_LENGTH
 
@@ -27,9 +27,8 @@ def test_script_trains_and_evaluates_from_a_bundle(
     )
     output_dir = tmp_path / "out"
     result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "run_classifier.py"),
+        command_line(
+            "classify",
             "--task=sst-2",
             f"--data_dir={sentiment_dir}",
             f"--encoder={bundle}",
@@ -39,7 +38,7 @@ def test_script_trains_and_evaluates_from_a_bundle(
             "--do_train",
             "--do_eval",
             f"--output_dir={output_dir}",
-        ],
+        ),
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),

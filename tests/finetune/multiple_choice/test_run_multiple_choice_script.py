@@ -1,14 +1,14 @@
-"""scripts/run_multiple_choice.py: a generic CSV run, and bad input as one error line."""
+"""`albert-tf choice`: a generic CSV run, and bad input as one error line."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.multiple_choice.conftest import QA_LENGTH, SEQ_LENGTH
 
@@ -24,9 +24,8 @@ ROWS = [
 
 def run_script(tmp_path, train_file, *extra):
     return subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "run_multiple_choice.py"),
+        command_line(
+            "choice",
             "--task=generic",
             f"--train_file={train_file}",
             f"--max_seq_length={SEQ_LENGTH}",
@@ -36,7 +35,7 @@ def run_script(tmp_path, train_file, *extra):
             "--do_train",
             f"--output_dir={tmp_path / 'out'}",
             *extra,
-        ],
+        ),
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),

@@ -15,6 +15,7 @@ import tensorflow as tf
 from albert_tf.errors import UserError
 from albert_tf.finetune.span_qa.examples import read_squad
 from albert_tf.finetune.span_qa.task import run_squad
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.span_qa.conftest import squad_json, write_json
 
@@ -112,18 +113,17 @@ def test_v2_data_without_the_flag_and_empty_dev_are_user_errors(
         run_squad(config, str(tmp_path / "b"))
 
 
-@pytest.mark.slow  # Runs the script in a subprocess.
+@pytest.mark.slow  # Runs the command in a subprocess.
 def test_script_reports_bad_input_in_one_line(tmp_path):
     bad = write_json(tmp_path / "bad.json", '{"version": "v2.0", "data": [}')
     result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "run_squad.py"),
+        command_line(
+            "squad",
             f"--train_file={bad}",
             "--do_train",
             f"--output_dir={tmp_path / 'out'}",
             "--albert_config_file=x",
-        ],
+        ),
         capture_output=True,
         text=True,
         timeout=300,

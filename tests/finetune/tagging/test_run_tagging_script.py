@@ -1,4 +1,4 @@
-"""scripts/run_tagging.py: a run from flags, and bad input as one error line, nothing written."""
+"""`albert-tf tag`: a run from flags, and bad input as one error line, nothing written."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.tagging.task import run_tagging
+from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.conftest import write_lines
 from tests.finetune.tagging.conftest import SEQ_LENGTH
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow  # Runs the script in subprocesses.
 
 def run_script(*flags: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / "run_tagging.py"), *flags],
+        command_line("tag", *flags),
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),

@@ -1,0 +1,124 @@
+"""`albert-tf COMMAND [flags]`: the console entry point, one command per pipeline stage.
+
+Each command is a module of this package (`albert_tf/commands/<command>.py`, with `-` written
+`_`) that defines its absl flags and, run as `__main__`, calls `cli.run(main)`, as a script
+would. absl flags are process-wide (two commands' flags would clash), so the dispatcher
+imports only the chosen command, after `albert_tf.cli` (the quiet start-up must come before
+TensorFlow loads), and runs it as `__main__`: absl's `--help` then shows that command's
+docstring and flags, and errors follow `albert_tf.cli`'s convention (one `error:` line, exit
+status 2). `python -m albert_tf.commands COMMAND ...` is the same command line.
+
+This package is the top of the import graph: nothing else in albert_tf imports it.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import sys
+from collections.abc import Sequence
+
+PROGRAM = "albert-tf"
+USAGE_ERROR_EXIT_CODE = 2  # albert_tf.cli.USER_ERROR_EXIT_CODE, without importing cli early.
+
+# In pipeline order, as `albert-tf --help` lists them.
+COMMANDS = (
+    "quickstart",
+    "tokenizer",
+    "data",
+    "data-stats",
+    "pretrain",
+    "export",
+    "export-litert",
+    "convert",
+    "classify",
+    "squad",
+    "squad-baseline",
+    "choice",
+    "tag",
+    "experiment",
+    "analyze-layers",
+)
+_HELP = ("-h", "--help", "--helpshort", "help")
+
+
+def module_name(command: str) -> str:
+    """The module of `command`, e.g. `albert_tf.commands.data_stats` for `data-stats`."""
+    return f"{__package__}.{command.replace('-', '_')}"
+
+
+def summary(command: str) -> str:
+    """The first line of `command`'s docstring, read without importing the module (that
+    would define its flags and load TensorFlow)."""
+    spec = importlib.util.find_spec(module_name(command))
+    with open(spec.origin, encoding="utf-8") as source:
+        docstring = ast.get_docstring(ast.parse(source.read())) or ""
+    return docstring.split("\n", 1)[0]
+
+
+def usage() -> str:
+    """`albert-tf --help`: what the program is and one line per command."""
+    from albert_tf import __version__
+
+    width = max(len(command) for command in COMMANDS)
+    lines = [
+        f"usage: {PROGRAM} COMMAND [flags]",
+        "",
+        f"ALBERT for TensorFlow 2 and Keras 3 (albert_tf {__version__}): train a tokenizer, build",
+        "pretraining data, pretrain, export, convert and fine-tune.",
+        "",
+        "commands:",
+        *(f"  {command:<{width}}  {summary(command)}" for command in COMMANDS),
+        "",
+        f"`{PROGRAM} COMMAND --help` lists the command's flags; `--verbose` on any command shows",
+        "the traceback of an input error.",
+    ]
+    return "\n".join(lines)
+
+
+def run_command(command: str, argv: Sequence[str]) -> None:
+    """Runs `command`'s module as `__main__` with `sys.argv = argv`.
+
+    `argv[0]` is the program name the command's help and errors show (e.g. `albert-tf data`).
+    The command exits through `sys.exit` (absl's `app.run`).
+    """
+    from albert_tf import cli  # noqa: F401  (first: quiets TensorFlow's C++ logs before it loads)
+
+    spec = importlib.util.find_spec(module_name(command))
+    module = importlib.util.module_from_spec(spec)
+    module.__name__ = "__main__"  # Its `if __name__ == "__main__"` block runs, as a script's.
+    sys.argv = list(argv)
+    sys.modules["__main__"] = module  # absl's help prints the main module's docstring.
+    exec(spec.loader.get_code(spec.name), module.__dict__)  # What runpy does, but argv[0].
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The `albert-tf` console script: `albert-tf COMMAND [flags]`; returns the exit status."""
+    args = list(sys.argv if argv is None else argv)[1:]
+    if not args or args[0] in _HELP:
+        print(usage(), file=sys.stdout if args else sys.stderr)
+        return 0 if args else USAGE_ERROR_EXIT_CODE
+    if args[0] == "--version":
+        from albert_tf import __version__
+
+        print(f"{PROGRAM} {__version__}")
+        return 0
+    command = args[0]
+    if command not in COMMANDS:
+        return _unknown_command(command)
+    run_command(command, [f"{PROGRAM} {command}", *args[1:]])
+    return 0
+
+
+def _unknown_command(command: str) -> int:
+    from albert_tf import cli
+    from albert_tf.errors import UserError
+
+    cli.release_stderr()
+    cli.report_user_error(
+        UserError(
+            f"unknown command {command!r}",
+            fix=f"choose one of {', '.join(COMMANDS)} (see {PROGRAM} --help)",
+        )
+    )
+    return USAGE_ERROR_EXIT_CODE

@@ -1,0 +1,80 @@
+r"""Exports an encoder or a fine-tuned model as LiteRT (TFLite) files for on-device use.
+
+Variants: ids in (builtin ops only) and text in (SentencePiece + packing inside; the texts must
+be normalized first, see README "On-device (LiteRT)"), float32 / float16 / int8 dynamic-range,
+fixed --seq_length and each of --batch_sizes. See albert_tf/export/litert_export.py.
+
+Example:
+    albert-tf export-litert --source=/tmp/sst2_run --output_dir=/tmp/sst2_litert \
+        --seq_length=128 --batch_sizes=1,8
+    albert-tf export-litert --source=/tmp/albert_export --output_dir=/tmp/enc_litert \
+        --quantizations=int8 --inputs=text
+"""
+
+from __future__ import annotations
+
+from absl import flags
+
+from albert_tf import cli  # First: quiets TensorFlow's C++ logs before it loads.
+from albert_tf.errors import UserError
+from albert_tf.export.finetuned_run import is_finetuned_run
+from albert_tf.export.litert_export import (
+    LiteRtSource,
+    encoder_source,
+    export_litert,
+    finetuned_run_source,
+)
+from albert_tf.finetune.pretrained_encoder import load_pretrained_encoder
+
+flags.DEFINE_string(
+    "source",
+    None,
+    "A fine-tuning output_dir (model.keras + task.json + spm.model), an encoder bundle or "
+    "export directory, an encoder.keras, or a pretraining workdir/checkpoint.",
+)
+flags.DEFINE_string("output_dir", None, "Directory to create (.tflite files + litert.json).")
+flags.DEFINE_string("spm_model_file", None, "SentencePiece model, when the source has none.")
+flags.DEFINE_string("albert_config_file", None, "albert_config.json for a training checkpoint.")
+flags.DEFINE_integer("seq_length", None, "Fixed sequence length (default: fine-tuning's, or 128).")
+flags.DEFINE_list("batch_sizes", ["1"], "Fixed batch sizes, one file each.")
+flags.DEFINE_list("quantizations", ["float32", "float16", "int8"], "Weight formats.")
+flags.DEFINE_list("inputs", ["ids", "text"], "Input variants: ids, text.")
+flags.DEFINE_bool("overwrite", False, "Replace an existing --output_dir.")
+flags.mark_flags_as_required(["source", "output_dir"])
+
+
+def load_source(source: str, spm_model_file: str | None, albert_config: str | None) -> LiteRtSource:
+    """A finished fine-tuning run's task model, or the encoder anything else holds."""
+    if is_finetuned_run(source):
+        return finetuned_run_source(source, spm_model_file)
+    pretrained = load_pretrained_encoder(source, albert_config)
+    spm_model_file = spm_model_file or pretrained.spm_model_file
+    return encoder_source(pretrained.encoder, spm_model_file, pretrained.do_lower_case)
+
+
+def main(argv: list[str]) -> None:
+    del argv
+    # No runtime.configure(): the converter is given the plain reference (no XLA kernels).
+    values = flags.FLAGS
+    try:
+        batch_sizes = [int(value) for value in values.batch_sizes]
+    except ValueError as error:
+        raise UserError(str(error), where="--batch_sizes", fix="pass integers, e.g. 1,8") from None
+    try:
+        source = load_source(values.source, values.spm_model_file, values.albert_config_file)
+    except (FileNotFoundError, ValueError) as error:
+        raise UserError(str(error), where="--source") from None
+    output_dir = export_litert(
+        values.output_dir,
+        source,
+        seq_length=values.seq_length,
+        batch_sizes=batch_sizes,
+        quantizations=values.quantizations,
+        inputs=values.inputs,
+        overwrite=values.overwrite,
+    )
+    print(f"Exported {output_dir}")
+
+
+if __name__ == "__main__":
+    cli.run(main)

@@ -1,0 +1,48 @@
+r"""Scores the trivial SQuAD baseline (first n words of the best-overlapping sentence).
+
+`n` is chosen on `--train_file` (best F1 on its answerable questions); each `--predict_file`
+is scored officially, with the all-no-answer figures too for v2.0 files.
+
+Example:
+    albert-tf squad-baseline --train_file=v2.0/train.json \
+        --predict_file=v2.0/dev.json,v1.1/xquad.en.json
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from absl import flags
+
+from albert_tf import cli
+from albert_tf.finetune.span_qa.baseline import baseline_predictions, choose_num_words
+from albert_tf.finetune.span_qa.examples import read_squad
+from albert_tf.finetune.span_qa.scoring import evaluate
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("train_file", None, "SQuAD file on which n is chosen.")
+flags.DEFINE_list("predict_file", [], "SQuAD files to score.")
+flags.mark_flags_as_required(["train_file"])
+
+
+def main(argv: list[str]) -> None:
+    del argv
+    num_words = choose_num_words(read_squad(FLAGS.train_file).examples)
+    results: dict = {"num_words": num_words}
+    for path in FLAGS.predict_file:
+        data = read_squad(path)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        version = 2 if data.is_v2 else 1
+        scores = evaluate(
+            data.examples, baseline_predictions(data.examples, num_words), None, version
+        )
+        results.update({f"{stem}/{name}": value for name, value in scores.items()})
+        if data.is_v2:
+            empty = evaluate(data.examples, {e.qas_id: "" for e in data.examples})
+            results.update({f"{stem}/no_answer/{name}": value for name, value in empty.items()})
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    cli.run(main)

@@ -1,0 +1,106 @@
+"""`albert-tf`: one subcommand per stage, its help, its errors, and the old script names."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+
+import pytest
+
+from albert_tf.commands.dispatch import COMMANDS, module_name, summary
+from tests.commands import command_line
+from tests.conftest import REPO_ROOT
+
+COMMANDS_DIR = REPO_ROOT / "albert_tf" / "commands"
+_NOT_COMMANDS = {"__init__", "__main__", "dispatch"}
+
+
+def _run(argv: list[str], cwd: str | os.PathLike | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    return subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**env, "PYTHONPATH": str(REPO_ROOT)},
+        timeout=300,
+    )
+
+
+def test_every_module_of_the_package_is_a_command_with_a_one_line_summary():
+    modules = {path.stem for path in COMMANDS_DIR.glob("*.py")} - _NOT_COMMANDS
+    assert {module_name(c).rsplit(".", 1)[1] for c in COMMANDS} == modules
+    for command in COMMANDS:
+        line = summary(command)
+        assert line.endswith(".") and 20 < len(line) <= 86, (command, line)
+
+
+def test_help_lists_every_command_and_nothing_imports_tensorflow(tmp_path):
+    code = (
+        "import sys; from albert_tf.commands import main; status = main(['albert-tf', '--help']);"
+        "assert 'tensorflow' not in sys.modules, 'tensorflow imported'; sys.exit(status)"
+    )
+    result = _run([sys.executable, "-c", code], cwd=tmp_path)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "usage: albert-tf COMMAND [flags]"
+    for command in COMMANDS:
+        assert f"  {command.ljust(max(map(len, COMMANDS)))}  {summary(command)}" in lines
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [(["pretrian"], "unknown command 'pretrian'"), (["--pretrain"], "unknown command")],
+)
+def test_an_unknown_command_is_one_error_line(args, fragment, tmp_path):
+    result = _run(command_line(*args), cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    assert fragment in result.stderr and "see albert-tf --help" in result.stderr
+
+
+def test_no_command_prints_the_usage_and_exits_2(tmp_path):
+    result = _run([sys.executable, "-m", "albert_tf.commands"], cwd=tmp_path)
+    assert result.returncode == 2 and "commands:" in result.stderr
+
+
+@pytest.mark.slow  # Loads TensorFlow in a subprocess (~7 s).
+def test_command_help_shows_its_docstring_and_its_generated_flags(tmp_path):
+    result = _run(command_line("classify", "--help"), cwd=tmp_path)
+    assert result.returncode == 1, result.stderr  # absl's --help exit status.
+    out = result.stdout
+    assert out.startswith(summary("classify")) and "albert-tf classify --task=rte" in out
+    # The module's own flags and those generated from ClassificationConfig and RuntimeOptions.
+    for flag in ("--output_dir", "--encoder", "--task", "--learning_rate", "--fused_kernels"):
+        assert f"  {flag}:" in out, flag
+    assert "I0000" not in result.stdout + result.stderr  # The quiet start-up held.
+
+
+@pytest.mark.slow  # Loads TensorFlow in a subprocess (~7 s).
+def test_an_old_script_name_runs_the_command(tmp_path):
+    script = REPO_ROOT / "scripts" / "run_pretraining.py"
+    argv = [sys.executable, str(script), "--input_file=r/*.tfrecord", "--output_dir=o"]
+    result = _run(argv, cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith("error: albert_config_file")
+    assert os.listdir(tmp_path) == []
+
+
+def test_every_old_script_name_is_a_wrapper_of_a_command():
+    wrapped = set()
+    for path in (REPO_ROOT / "scripts").glob("*.py"):
+        calls = [
+            node
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "run_command"
+        ]
+        assert len(calls) == 1, path
+        wrapped.add(calls[0].args[0].value)
+    assert wrapped == set(COMMANDS)
+
+
+def test_the_packaged_sample_corpus_is_a_link_to_data_sample_txt():
+    # One copy in the repository; the build copies the linked file into the wheel.
+    link = COMMANDS_DIR / "sample.txt"
+    assert link.is_symlink() and link.resolve() == (REPO_ROOT / "data" / "sample.txt").resolve()
