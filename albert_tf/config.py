@@ -14,7 +14,8 @@ import os
 from typing import Any
 
 from albert_tf.config_fields import check_choice, check_range
-from albert_tf.errors import MissingInputError, UserError
+from albert_tf.errors import UserError
+from albert_tf.json_files import read_json_file
 
 SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
 # "auto": the original TF1 layout, an embedding projection E -> H only when E != H;
@@ -150,15 +151,7 @@ class AlbertConfig:
 
     @classmethod
     def from_json_file(cls, path: str | os.PathLike) -> AlbertConfig:
-        try:
-            with open(path, encoding="utf-8") as f:
-                values = json.load(f)
-        except json.JSONDecodeError as e:
-            raise UserError(f"{path}:{e.lineno}: not valid JSON ({e.msg}).") from e
-        except FileNotFoundError as e:
-            raise MissingInputError("no such config file", where=str(path)) from e
-        except UnicodeDecodeError as e:
-            raise UserError("not UTF-8 text", where=str(path), fix="fix the file") from e
+        values = read_json_file(path, "an albert_config.json")
         if not isinstance(values, dict):
             raise UserError(f"{path}: expected a JSON object of AlbertConfig fields.")
         try:

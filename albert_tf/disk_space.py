@@ -13,11 +13,11 @@ e.g. `ulimit -f`), the TensorFlow errors its file system maps them to
 Example:
     >>> import errno
     >>> try:
-    ...     with explain_disk_full("/tmp/out", needed_bytes=3 * 2**20):
+    ...     with explain_disk_full(f"{tmp_dir}/out", needed_bytes=3 * 2**20):
     ...         raise OSError(errno.ENOSPC, "No space left on device")
     ... except DiskFullError as error:
     ...     print(str(error).split(" (")[0])
-    not enough disk space to write /tmp/out: about 3.0 MB needed
+    not enough disk space to write .../out: about 3.0 MB needed
 """
 
 from __future__ import annotations

@@ -2,9 +2,14 @@
 
 A job that writes an output holds an exclusive `fcntl.flock` on a hidden lock file next to it,
 `<parent>/.<name>.lock`. The kernel releases the lock when the process dies, SIGKILL included,
-so a killed job never leaves a stale lock and rerunning it resumes as before. A second job on
+so a killed job never blocks the next one and rerunning it resumes as before. A second job on
 the same output fails at once with a `OutputLockedError` (a `UserError`) naming the holder's
 pid and command, which the holder wrote into the lock file.
+
+A holder that ends removes the lock file; one that was killed leaves it, with its pid, and
+leaves the temporary names of the writes it was in (`atomic_files`). The next job takes such a
+lock over, removes those leftovers (`remove_temp_leftovers`: beside and inside the output,
+except under nested outputs other live jobs hold) and says so in one warning.
 
 Why next to the output and not in it: the lock must not make the output "exist" (outputs that
 refuse to replace an existing one check `os.path.exists(output)`), and must not be matched by
@@ -13,8 +18,8 @@ the lock had to create (a missing parent) and the lock file itself are removed o
 job that fails on its inputs leaves nothing behind. Remote outputs (`gs://...`) are not locked.
 
 Example:
-    >>> import os, tempfile
-    >>> out = os.path.join(tempfile.mkdtemp(), "run")
+    >>> import os
+    >>> out = os.path.join(tmp_dir, "run")
     >>> with output_lock(out):
     ...     try:
     ...         output_lock(out).__enter__()
@@ -29,10 +34,12 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import sys
 from collections.abc import Iterator
 
+from albert_tf.atomic_files import remove_temp_leftovers
 from albert_tf.errors import OutputLockedError, UserError
 
 
@@ -82,9 +89,25 @@ class OutputLock:
             if _same_file(fd, self.path):
                 break
             os.close(fd)  # The previous holder removed the file meanwhile: lock the new one.
+        dead_holder = _read_holder(fd) if _recorded_pid(fd) else None
         os.ftruncate(fd, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
         os.write(fd, f"{os.getpid()} {' '.join(sys.argv) or sys.executable}\n".encode())
         self._fd = fd
+        if dead_holder is not None:
+            self._take_over(dead_holder)
+
+    def _take_over(self, dead_holder: str) -> None:
+        """Cleans up after a holder that died with the lock (its pid is in the file)."""
+        removed = remove_temp_leftovers(self.output, _live_outputs)
+        logging.warning(
+            "Output %s: took over the lock of pid %s, which ended without releasing it "
+            "(killed?); removed %d temporary leftover(s) of its writes%s",
+            self.output,
+            dead_holder,
+            len(removed),
+            f": {', '.join(removed[:5])}{' ...' if len(removed) > 5 else ''}" if removed else "",
+        )
 
     def release(self) -> None:
         """Removes the lock file (and directories it created), then releases the lock."""
@@ -157,10 +180,50 @@ def output_lock(output: str | None, directory: bool = False) -> Iterator[OutputL
 
 
 def _read_holder(fd: int) -> str:
+    pid, command = _record(fd)
+    return f"{pid} ({command})" if pid else "unknown (it has not written its pid yet)"
+
+
+def _record(fd: int) -> tuple[str, str]:
+    """(pid, command) as the holder wrote them; ("", "") before it has."""
     os.lseek(fd, 0, os.SEEK_SET)
     text = os.read(fd, 4096).decode("utf-8", "replace").strip()
     pid, _, command = text.partition(" ")
-    return f"{pid} ({command})" if pid else "unknown (it has not written its pid yet)"
+    return pid, command
+
+
+def _recorded_pid(fd: int) -> int | None:
+    pid = _record(fd)[0]
+    return int(pid) if pid.isdigit() else None
+
+
+def _live_outputs(directory: str, names: list[str]) -> set[str]:
+    """The entries of `directory` whose lock file names a live process (nested outputs)."""
+    held = set()
+    for name in names:
+        if not (name.startswith(".") and name.endswith(".lock")):
+            continue
+        try:
+            fd = os.open(os.path.join(directory, name), os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            pid = _recorded_pid(fd)
+        finally:
+            os.close(fd)
+        if pid is not None and _is_alive(pid):
+            held.add(name[1 : -len(".lock")])
+    return held
+
+
+def _is_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # Another user's process.
+        return True
+    return True
 
 
 def _same_file(fd: int, path: str) -> bool:

@@ -3,6 +3,7 @@ a live writer's is not."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -49,19 +50,22 @@ def _age(parent, seconds: float = ABANDONED_AFTER_SECONDS + 5) -> None:
         os.utime(os.path.join(parent, entry), (then, then))
 
 
-def test_a_killed_writers_temp_directory_is_removed_by_the_next_writer(tmp_path):
+def test_a_killed_writers_temp_directory_is_removed_by_the_next_writer(tmp_path, caplog):
     output = str(tmp_path / "out")
     writer = _start_writer(output)
     writer.send_signal(signal.SIGKILL)
     writer.wait()
-    assert len(_temp_dirs(tmp_path)) == 1 and not os.path.exists(output)
+    (left,) = _temp_dirs(tmp_path)
+    assert not os.path.exists(output)
     _age(tmp_path)
 
-    with atomic_output_directory(output) as directory:
+    with caplog.at_level(logging.WARNING), atomic_output_directory(output) as directory:
         open(os.path.join(directory, "done"), "w").close()
 
     assert _temp_dirs(tmp_path) == []
     assert os.listdir(output) == ["done"]
+    (line,) = [record.getMessage() for record in caplog.records]  # Said in one line.
+    assert "killed writers" in line and left in line
 
 
 def test_a_live_writers_temp_directory_is_kept(tmp_path):

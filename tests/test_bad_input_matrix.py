@@ -141,6 +141,7 @@ ROWS: list[Row] = [
         _with_output(
             "output_dir",
             {
+                "no model config": ({"albert_config_file": None}, "albert_config_file is required"),
                 "missing file": ({"input_file": "{missing}.tfrecord"}, "{missing}.tfrecord"),
                 "empty file": ({"input_file": "{empty}"}, "{empty}"),
                 "truncated TFRecord": ({"input_file": "{truncated}"}, "{truncated}"),
@@ -237,6 +238,10 @@ ROWS: list[Row] = [
                 "config with unknown sharing mode": (
                     {"from": "hf", "to": "albert_tf", "config": "{bad_sharing}"},
                     "{bad_sharing}",
+                ),
+                "Hugging Face config.json that is not JSON": (
+                    {"from": "hf", "to": "albert_tf", "input": "{hf_not_json}"},
+                    "{hf_not_json}/config.json:1:2",  # Line and column.
                 ),
             },
         ),
@@ -580,6 +585,9 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         )
     )
     _write(root / "train.conll", conll + "\n")
+    hf_not_json = root / "hf_not_json"
+    hf_not_json.mkdir()
+    _write(hf_not_json / "config.json", "{model_type: albert}\n")
     return {
         "corpus": corpus,
         "spm": tiny_model_file,
@@ -609,6 +617,7 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         "squad_json": str(root / "squad.json"),
         "race_dir": str(race_dir),
         "conll": str(root / "train.conll"),
+        "hf_not_json": str(hf_not_json),
         "empty_jsonl": _write(root / "empty.jsonl", ""),
     }
 
@@ -684,6 +693,7 @@ def test_matrix_size():
     assert len({row.id for row in ROWS}) == len(ROWS)
 
 
+@pytest.mark.slow  # One subprocess runs every row (TensorFlow, a model, records).
 @pytest.mark.parametrize("row", ROWS, ids=[row.id for row in ROWS])
 def test_bad_input(row: Row, matrix):
     result = matrix[row.id]
@@ -696,20 +706,16 @@ def test_bad_input(row: Row, matrix):
     assert result["inputs_unchanged"]
 
 
-@pytest.mark.parametrize(
-    "script, args",
-    [
-        ("export_saved_model.py", ["--checkpoint={missing}.keras", "--spm_model_file={spm}"]),
-        ("run_quickstart.py", ["--input_file={missing}.txt"]),
-    ],
-)
-def test_real_command_line_prints_one_line(script, args, inputs, tmp_path):
+@pytest.mark.slow  # A subprocess with TensorFlow.
+def test_real_command_line_prints_one_line(inputs, tmp_path):
     """Outside the driver too: TensorFlow's start-up noise stays out of stderr."""
-    out = str(tmp_path / "out")
-    flags = [arg.format(**inputs) for arg in args]
-    flags.append(f"--{'export_dir' if script.startswith('export') else 'workdir'}={out}")
+    flags = [
+        f"--checkpoint={inputs['missing']}.keras",
+        f"--spm_model_file={inputs['spm']}",
+        f"--export_dir={tmp_path / 'out'}",
+    ]
     result = subprocess.run(
-        [sys.executable, str(REPO_ROOT / "scripts" / script), *flags],
+        [sys.executable, str(REPO_ROOT / "scripts" / "export_saved_model.py"), *flags],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 
 # A script that starts through cli.run and makes TensorFlow log (C++ at start-up, Python INFO).
@@ -43,6 +45,7 @@ def _run(env_changes: dict) -> str:
     return result.stdout + result.stderr
 
 
+@pytest.mark.slow  # Two subprocesses with TensorFlow.
 def test_tensorflow_logs_are_quiet_by_default_and_shown_when_asked():
     quiet = _run({})
     assert "albert_tf output 1.0" in quiet and "a TensorFlow Python warning" in quiet
@@ -51,3 +54,9 @@ def test_tensorflow_logs_are_quiet_by_default_and_shown_when_asked():
     assert "the script's own absl INFO line" in quiet
     loud = _run({"TF_CPP_MIN_LOG_LEVEL": "0"})
     assert "a TensorFlow Python INFO line" in loud and "a TensorFlow absl INFO line" in loud
+
+
+def test_the_test_process_never_imports_cli():
+    # It would quiet this process's stderr and mark every subprocess's TensorFlow logs as
+    # asked for (conftest.py's collect_ignore); scripts import it in their own process.
+    assert "albert_tf.cli" not in sys.modules

@@ -70,6 +70,7 @@ def test_record_shards_enospc_keeps_previous_shards(tmp_path, tiny_model_file, m
     assert sorted(os.listdir(tmp_path)) == ["corpus.txt", "records"]
 
 
+@pytest.mark.slow  # Two SavedModel exports.
 def test_export_fails_part_way_previous_export_loads(tmp_path, tiny_pretrainer, tiny_model_file):
     export_dir = str(tmp_path / "export")
     export_saved_model(export_dir, tiny_pretrainer, tiny_model_file, seq_length=16)

@@ -27,6 +27,9 @@ from albert_tf.finetune.classification.task import run_classifier
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT, TINY_ALBERT
 
+# Each test starts TensorFlow in a child that runs its job twice.
+pytestmark = pytest.mark.slow
+
 
 def _kill_child(job: str, args: dict, output: str) -> dict:
     seed = random.randrange(1 << 30)

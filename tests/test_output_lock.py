@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -55,6 +57,85 @@ def test_sigkilled_holder_leaves_no_stale_lock(tmp_path):
         assert lock is not None
         with open(lock_path(output)) as handle:
             assert handle.read().startswith(f"{os.getpid()} ")
+
+
+# Prints its pid, takes the lock of argv[1] and dies by SIGKILL in the middle of its writes:
+# the whole output (an export) or a file and a directory inside it (a fine-tuning run).
+_KILLED_WRITER = textwrap.dedent(
+    """
+    import os, signal, sys
+    from albert_tf.atomic_files import atomic_output_directory, atomic_output_file
+    from albert_tf.output_lock import output_lock
+
+    out, whole = sys.argv[1], sys.argv[2] == "whole"
+    print(os.getpid(), flush=True)
+    with output_lock(out):
+        if whole:
+            with atomic_output_directory(out) as temp_dir:
+                open(os.path.join(temp_dir, "part"), "w").write("half")
+                os.kill(os.getpid(), signal.SIGKILL)
+        os.makedirs(os.path.join(out, "best"))
+        with (
+            atomic_output_file(os.path.join(out, "best", "model.keras")) as temp_file,
+            atomic_output_directory(os.path.join(out, "export")) as temp_dir,
+        ):
+            open(temp_file, "w").write("half")
+            os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def _kill_writer(output: str, write: str) -> int:
+    """Runs `_KILLED_WRITER`; returns the pid it had."""
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_WRITER, output, write],
+        env={**os.environ, "PYTHONPATH": _ROOT},
+        capture_output=True,
+        text=True,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    return int(killed.stdout)
+
+
+def _temp_names(root) -> list[str]:
+    return sorted(
+        os.path.relpath(os.path.join(directory, name), root)
+        for directory, subdirs, files in os.walk(root)
+        for name in subdirs + files
+        if name.startswith(".tmp-")
+    )
+
+
+@pytest.mark.parametrize("write", ["inside", "whole"])
+def test_a_killed_holders_lock_and_temp_files_are_taken_over_and_said(write, tmp_path, caplog):
+    output = str(tmp_path / "run")
+    pid = _kill_writer(output, write)
+    assert os.path.exists(lock_path(output)) and _temp_names(tmp_path)  # What it left.
+    other = tmp_path / f".tmp-{'0' * 32}-my-run"  # Another output's write (my-run), kept.
+    other.write_text("being written")
+
+    with caplog.at_level(logging.WARNING), output_lock(output):
+        assert _temp_names(tmp_path) == [other.name]
+    (line,) = [record.getMessage() for record in caplog.records]
+    assert f"took over the lock of pid {pid} (" in line and output in line
+    assert f"removed {2 if write == 'inside' else 1} temporary leftover(s)" in line
+    assert not os.path.exists(lock_path(output))  # Released as usual.
+
+
+def test_a_nested_output_held_by_a_live_job_keeps_its_temp_files(tmp_path, caplog):
+    output = tmp_path / "experiment"
+    _kill_writer(str(output), "inside")
+    holder = _start_holder(str(output / "cell"))  # Another job, still writing its own output.
+    try:
+        (output / "cell").mkdir()
+        (output / "cell" / ".tmp-0123-ckpt").write_text("being written")
+        (output / ".tmp-cell-0123").mkdir()  # Its own atomic_output_directory, say.
+        with caplog.at_level(logging.WARNING), output_lock(str(output)):
+            assert _temp_names(output) == [".tmp-cell-0123", "cell/.tmp-0123-ckpt"]
+        assert "removed 2 temporary leftover(s)" in caplog.text  # The killed job's.
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def test_lock_neither_creates_the_output_nor_lies_in_it(tmp_path):
@@ -149,6 +230,7 @@ def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
         holder.wait()
 
 
+@pytest.mark.slow  # A subprocess with TensorFlow.
 def test_run_squad_on_a_held_output_dir_exits_2_naming_the_holder(tmp_path):
     output = str(tmp_path / "squad")
     holder = _start_holder(output)

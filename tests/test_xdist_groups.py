@@ -8,6 +8,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 from tests.xdist_groups import group_of
 
@@ -28,6 +30,16 @@ def finetuned_run():
 def served():
     log("build", "served")
 """
+# Docstring examples, each logging where it ran (slow enough for both workers to take tests).
+EXAMPLES = "".join(
+    f'''
+def example_{i}():
+    """
+    >>> import time; from conftest import log; time.sleep(0.2); log("run", "doctest")
+    """
+'''
+    for i in range(2)
+)
 TESTS = {
     "test_a.py": "finetuned_run",
     "test_b.py": "finetuned_run",
@@ -56,15 +68,18 @@ def test_group_of_prefers_the_session_build_then_the_module():
     assert group_of(["tmp_path", "tiny_model_file"], "tests/x.py") is None
 
 
+@pytest.mark.slow  # A pytest run on two workers.
 def test_loadgroup_builds_each_fixture_once_and_still_spreads_the_rest(tmp_path):
     (tmp_path / "conftest.py").write_text(CONFTEST)
     for name, fixture in TESTS.items():
         (tmp_path / name).write_text(_test_module(fixture))
+    for name in ("a_examples.py", "z_examples.py"):  # Collected first and last.
+        (tmp_path / name).write_text(EXAMPLES)
     log = tmp_path / "groups.log"
     env = dict(os.environ, GROUPS_LOG=str(log), PYTHONPATH=str(REPO_ROOT))
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup"]
-        + ["-p", "no:cacheprovider", str(tmp_path)],
+        + ["-p", "no:cacheprovider", "--doctest-modules", str(tmp_path)],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -81,5 +96,6 @@ def test_loadgroup_builds_each_fixture_once_and_still_spreads_the_rest(tmp_path)
     assert len(workers["build", "served"]) == 1
     for name, count in (("finetuned_run", 8), ("served", 4)):
         assert workers["run", name] == workers["build", name] * count
+    assert len(workers["run", "doctest"]) == 4 and len(set(workers["run", "doctest"])) == 1
     ran_on = {worker for (kind, _), names in workers.items() if kind == "run" for worker in names}
     assert ran_on == {"gw0", "gw1"}  # Still in parallel.

@@ -51,9 +51,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "xdist_group(name): run on one xdist worker.")
 
 
+# The docstring examples (`--doctest-modules albert_tf`): the files they share (the root
+# conftest.py) take seconds to build.
+DOCTESTS = "doctests"
+
+
 @pytest.hookimpl(tryfirst=True)  # Before pytest-xdist reads the marks into the node ids.
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        group = group_of(getattr(item, "fixturenames", []), item.nodeid.split("::")[0])
+        if isinstance(item, pytest.DoctestItem):
+            group = DOCTESTS
+        else:
+            group = group_of(getattr(item, "fixturenames", []), item.nodeid.split("::")[0])
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))

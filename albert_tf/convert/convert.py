@@ -85,6 +85,7 @@ from albert_tf.file_names import (
     FINETUNED_MODEL_FILE,
     PRETRAINER_FILE,
 )
+from albert_tf.json_files import read_json_file
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
@@ -159,8 +160,9 @@ def load_hf_model(
         config_path = config or os.path.join(path, CONFIG_NAME)
         if not os.path.isfile(config_path):
             raise MissingInputError(f"{config_path}: no Hugging Face config.json; pass --config.")
-        with open(config_path, encoding="utf-8") as f:
-            values = json.load(f)
+        values = read_json_file(config_path, "a Hugging Face config.json or albert_config.json")
+        if not isinstance(values, dict):
+            raise UserError("not a JSON object of config fields", where=config_path)
         if "model_type" in values or "architectures" in values:
             config = albert_config_from_hf_dict(values, source=config_path)
         else:  # An albert_config.json.

@@ -20,7 +20,6 @@ Illustration (not run):
 
 from __future__ import annotations
 
-import json
 import os
 
 import keras
@@ -30,6 +29,7 @@ from albert_tf.convert.checkpoint_mismatch import CheckpointMismatchError, check
 from albert_tf.convert.task_heads import task_head_for_model
 from albert_tf.convert.weight_names import HF_BASE_PREFIX, HF_TIED_KEYS, named_weights, split_model
 from albert_tf.errors import MissingInputError, UserError
+from albert_tf.json_files import read_json_file
 
 SAFETENSORS_NAME = "model.safetensors"
 SAFETENSORS_INDEX_NAME = "model.safetensors.index.json"
@@ -72,8 +72,10 @@ def read_hf_state_dict(path: str) -> dict[str, np.ndarray]:
     if path.endswith(".bin"):
         state = _read_pytorch_bin(path)
     elif path.endswith(".index.json"):
-        with open(path, encoding="utf-8") as f:
-            shards = sorted(set(json.load(f)["weight_map"].values()))
+        index = read_json_file(path, "a sharded checkpoint's index")
+        if not isinstance(index, dict) or not isinstance(index.get("weight_map"), dict):
+            raise UserError("no weight_map object in the index", where=path)
+        shards = sorted(set(index["weight_map"].values()))
         state = {}
         for shard in shards:
             state.update(read_hf_state_dict(os.path.join(os.path.dirname(path), shard)))
@@ -169,7 +171,7 @@ def hf_state_dict(model: keras.Model) -> dict[str, np.ndarray]:
         if weight.variable is None:
             value = weight.hf_constant
         else:
-            value = np.asarray(keras.ops.convert_to_numpy(weight.variable), "float32")
+            value = np.asarray(weight.variable.numpy(), "float32")
             value = value.T if weight.hf_transpose else value
         state[weight.hf_name] = np.ascontiguousarray(value)
     return state

@@ -132,7 +132,7 @@ def tf1_tensors(model: keras.Model) -> dict[str, np.ndarray]:
     tensors = {}
     for weight in named_weights(model):
         if weight.tf1_name is not None:
-            value = np.asarray(keras.ops.convert_to_numpy(weight.variable), "float32")
+            value = np.asarray(weight.variable.numpy(), "float32")
             tensors[weight.tf1_name] = value.T if weight.tf1_transpose else value
     return tensors
 

@@ -239,7 +239,7 @@ def convert_wikitext(input_path: str, output_path: str, max_documents: int | Non
     """Writes WikiText raw as the original format (temp file, renamed); returns documents.
 
     Example:
-        >>> convert_wikitext("../shared/data/wikitext-2-raw/train.txt", "/tmp/s.txt", 39)
+        >>> convert_wikitext("../shared/data/wikitext-2-raw/train.txt", f"{tmp_dir}/s.txt", 39)
         39
     """
     temp_path = output_path + ".tmp"

@@ -9,7 +9,7 @@ N-gram lengths are read back from the records: a run of consecutive masked whole
 run, so this distribution is shifted towards longer runs relative to the sampled n.
 
 Example:
-    >>> stats = pretraining_data_statistics(["/tmp/pretrain/part-00000-of-00001.tfrecord"])
+    >>> stats = pretraining_data_statistics([f"{pretrain_dir}/part-00000-of-00001.tfrecord"])
     >>> round(stats["masked_share_of_real_tokens"], 2)
     0.15
 """

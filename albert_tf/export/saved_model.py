@@ -203,7 +203,6 @@ def export_saved_model(
         `export_dir`.
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
-    runtime.configure()  # Whether the signatures serve on constant weights (frozen_serving).
     with output_lock(export_dir):
         return _export_saved_model(
             export_dir,
@@ -232,6 +231,8 @@ def _export_saved_model(
     if isinstance(model, str):
         model = load_albert_model(model, albert_config)
     encoder, masked_lm_head = _parts(model)
+    # Once the inputs are checked: whether the signatures serve on constant weights.
+    runtime.configure()
     if masked_lm_head is None:
         logging.warning("Exporting an encoder without masked-LM head: no fill_mask signature.")
     module = AlbertServingModule(

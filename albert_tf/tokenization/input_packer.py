@@ -49,9 +49,6 @@ class AlbertInputPacker(ArgumentsConfig, keras.layers.Layer):
         super().__init__(**kwargs)
         if seq_length < 3:
             raise ValueError(f"seq_length must be >= 3 ([CLS] and [SEP]s), got {seq_length}.")
-        self._convert_input_args = False
-        self._allow_non_tensor_positional_args = True
-        self.supports_ragged_inputs = True
         self.seq_length = seq_length
         self.cls_id = cls_id
         self.sep_id = sep_id

@@ -81,7 +81,7 @@ def load_albert_model_proto(model_file: str) -> bytes:
     """Reads, validates and returns the model with `[CLS] [SEP] [MASK]` made user-defined.
 
     Example:
-        >>> proto_bytes = load_albert_model_proto("/tmp/spm.model")
+        >>> proto_bytes = load_albert_model_proto(spm_model)
     """
     return albert_model_proto_from_bytes(
         read_model_proto(model_file).SerializeToString(), model_file

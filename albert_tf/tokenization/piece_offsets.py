@@ -126,7 +126,7 @@ def spans_from_normalized(
 def encode_with_offsets(tokenizer, text: str) -> PieceSpans:
     """Pieces of `text` (an `AlbertTokenizer`) with original character offsets."""
     normalized, owner = normalize_with_offsets(text, tokenizer.do_lower_case)
-    proto = tokenizer._processor.encode(normalized, out_type="immutable_proto")
+    proto = tokenizer.processor.encode(normalized, out_type="immutable_proto")
     count = len(proto.pieces)
     ids = np.fromiter((p.id for p in proto.pieces), np.int32, count)
     begins = np.fromiter((p.begin for p in proto.pieces), np.int32, count)

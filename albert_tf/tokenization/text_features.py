@@ -15,7 +15,11 @@ import tensorflow as tf
 
 from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.tokenization.input_packer import AlbertInputPacker
-from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer, as_text_tokenizer
+from albert_tf.tokenization.text_tokenizer_layer import (
+    AlbertTextTokenizer,
+    as_string_tensor,
+    as_text_tokenizer,
+)
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -48,8 +52,6 @@ class AlbertTextFeatures(ArgumentsConfig, keras.layers.Layer):
         kwargs.setdefault("dtype", "int32")
         kwargs["trainable"] = False
         super().__init__(**kwargs)
-        self._convert_input_args = False
-        self._allow_non_tensor_positional_args = True
         self.tokenizer = as_text_tokenizer(tokenizer, do_lower_case)
         self.seq_length = seq_length
         self.do_lower_case = self.tokenizer.do_lower_case
@@ -58,6 +60,13 @@ class AlbertTextFeatures(ArgumentsConfig, keras.layers.Layer):
     @property
     def vocab_size(self) -> int:
         return self.tokenizer.vocab_size
+
+    def __call__(self, texts, *args, **kwargs):
+        if isinstance(texts, (list, tuple)):  # One or two columns.
+            texts = [as_string_tensor(column) for column in texts]
+        else:
+            texts = as_string_tensor(texts)
+        return super().__call__(texts, *args, **kwargs)
 
     def call(self, texts):
         columns = list(texts) if isinstance(texts, (list, tuple)) else [texts]

@@ -4,29 +4,26 @@ Strings -> normalized strings (`normalize_text_tf`) -> tensorflow-text SentenceP
 same post-processing as `AlbertTokenizer.encode` (a bare "▁" piece right before a special token is
 dropped). Works eagerly, inside `tf.data` and inside a `tf.function`/SavedModel: the model bytes
 are a constant of the graph, owned by tensorflow-text's tracked SentencePiece resource (under a
-name shared by the bytes, so that clearing the eager kernel cache, as seeding does, keeps it).
+name shared by the bytes, so that clearing the eager kernel cache, as seeding does, keeps it:
+`shared_sentencepiece`). Takes a `tf.string` tensor, or Python strings.
 
 Saving: like keras-hub's SentencePieceTokenizer, `get_config` does not carry the model bytes
 (`proto` is None there); `.keras` archives carry them as an asset (`save_assets`/`load_assets`).
 
 Example:
-    >>> layer = AlbertTextTokenizer(proto="/tmp/spm.model")
+    >>> layer = AlbertTextTokenizer(proto=spm_model)
     >>> layer(tf.constant(["Hello [MASK] world", ""]))
     <tf.RaggedTensor [[...], []]>
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import Any
 
 import keras
 import tensorflow as tf
 import tensorflow_text as tf_text
-from tensorflow_text.python.ops.sentencepiece_tokenizer import (
-    gen_sentencepiece_tokenizer as _SENTENCEPIECE_OPS,
-)
 
 from albert_tf.tokenization.model_proto import (
     CLS_ID,
@@ -37,29 +34,21 @@ from albert_tf.tokenization.model_proto import (
     load_albert_model_proto,
 )
 from albert_tf.tokenization.normalize import normalize_text_tf
+from albert_tf.tokenization.shared_sentencepiece import shared_sentencepiece_tokenizer
 
 _ASSET_FILE = "albert_sentencepiece.model"
 _SPECIAL_IDS = (CLS_ID, SEP_ID, MASK_ID)
 
 
-class _SharedSentencepieceModel(tf.saved_model.experimental.TrackableResource):
-    """tensorflow-text's SentencePiece model resource, under a name shared by its bytes.
+def as_string_tensor(texts):
+    """`texts` as a `tf.string` tensor, unless it is a tensor (or a symbolic `KerasTensor`).
 
-    tensorflow-text creates the resource private to the eager kernel that made it (its TODO
-    b/318839908), so clearing TensorFlow's eager kernel cache, as `keras.utils.set_random_seed`
-    does, deleted it: every later call of a tokenizer built before raised "Resource ... does not
-    exist". A shared name outlives the kernel; the same bytes give the same name, hence the
-    same (identical) model.
+    Keras passes only tensors positionally to a layer's `call`; the text layers convert
+    Python strings (a list of them) here, before Keras checks.
     """
-
-    def __init__(self, model_bytes: bytes):
-        super().__init__()
-        self._model = model_bytes
-        self._shared_name = "albert_tf_spm_" + hashlib.sha256(model_bytes).hexdigest()[:24]
-        _ = self.resource_handle  # Created now, as tensorflow-text does.
-
-    def _create_resource(self):
-        return _SENTENCEPIECE_OPS.sentencepiece_op(model=self._model, shared_name=self._shared_name)
+    if tf.is_tensor(texts) or isinstance(texts, keras.KerasTensor):
+        return texts
+    return tf.convert_to_tensor(texts, dtype=tf.string)
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -77,10 +66,6 @@ class AlbertTextTokenizer(keras.layers.Layer):
         kwargs.setdefault("dtype", "int32")
         kwargs["trainable"] = False  # No weights; ids are integers.
         super().__init__(**kwargs)
-        # Let string tensors and ragged outputs pass through Keras unchanged.
-        self._convert_input_args = False
-        self._allow_non_tensor_positional_args = True
-        self.supports_ragged_inputs = True
         self.do_lower_case = do_lower_case
         self.proto = None
         self._sentencepiece = None
@@ -94,8 +79,7 @@ class AlbertTextTokenizer(keras.layers.Layer):
         else:
             model_bytes = load_albert_model_proto(os.fspath(proto))
         self.proto = model_bytes
-        self._sentencepiece = tf_text.SentencepieceTokenizer(model=model_bytes, out_type=tf.int32)
-        self._sentencepiece._model_resource = _SharedSentencepieceModel(model_bytes)
+        self._sentencepiece = shared_sentencepiece_tokenizer(model_bytes)
         self._space_id = int(self._sentencepiece.string_to_id("\u2581").numpy())
         if self._space_id == UNK_ID:
             self._space_id = -1
@@ -103,8 +87,17 @@ class AlbertTextTokenizer(keras.layers.Layer):
     @property
     def vocab_size(self) -> int:
         """Number of pieces."""
+        return int(self.sentencepiece.vocab_size().numpy())
+
+    @property
+    def sentencepiece(self) -> tf_text.SentencepieceTokenizer:
+        """The tensorflow-text tokenizer over the model (raw pieces and offsets, no ALBERT
+        post-processing), for in-graph code that needs more than `call`'s ids."""
         self._check_proto()
-        return int(self._sentencepiece.vocab_size().numpy())
+        return self._sentencepiece
+
+    def __call__(self, texts, *args, **kwargs):
+        return super().__call__(as_string_tensor(texts), *args, **kwargs)
 
     def call(self, texts):
         self._check_proto()

@@ -54,7 +54,7 @@ class AlbertTokenizer:
         num_threads: threads for `encode_batch` (SentencePiece's native batch encoder).
 
     Example:
-        >>> tokenizer = AlbertTokenizer("/tmp/spm.model")
+        >>> tokenizer = AlbertTokenizer(spm_model)
         >>> tokenizer.encode_batch(["Hello world.", "[MASK] is"])
         [[...], [4, ...]]
     """
@@ -81,6 +81,12 @@ class AlbertTokenizer:
     def vocab_size(self) -> int:
         """Number of pieces (ids are `0 .. vocab_size - 1`)."""
         return self._processor.get_piece_size()
+
+    @property
+    def processor(self) -> spm.SentencePieceProcessor:
+        """The SentencePiece processor over the model (raw pieces, offsets, its other
+        encodings), without ALBERT's normalization and post-processing."""
+        return self._processor
 
     def serialized_model_proto(self) -> bytes:
         """Model bytes as used here (special tokens user-defined); for tensorflow-text/export."""

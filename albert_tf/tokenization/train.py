@@ -96,8 +96,8 @@ def train_sentencepiece(
         The path of the `.model` file.
 
     Example:
-        >>> train_sentencepiece(["data/sample.txt"], "/tmp/spm", vocab_size=1000)
-        '/tmp/spm.model'
+        >>> train_sentencepiece(["data/sample.txt"], f"{tmp_dir}/spm", vocab_size=1000)
+        '.../spm.model'
     """
     files = expand_file_patterns(input_files)
     if sample_size is not None and sample_size <= 0:

@@ -21,8 +21,8 @@ def restore_latest_readable(
 ) -> str | None:
     """Restores the newest checkpoint of `manager` that loads; returns its path.
 
-    Returns None when the directory has no checkpoint (a fresh start). Raises
-    `RuntimeError` when checkpoints exist and none of them loads.
+    Returns None when the directory has no checkpoint (a fresh start). Raises a `UserError`
+    naming the directory when checkpoints exist and none of them loads.
 
     Illustration (not run):
         manager = tf.train.CheckpointManager(checkpoint, workdir, max_to_keep=5)
@@ -44,11 +44,13 @@ def restore_latest_readable(
             continue
         return path
     if candidates:
-        raise RuntimeError(
-            f"No checkpoint in {manager.directory} can be restored into this model ("
-            + "; ".join(errors)
-            + "). If the model or optimizer settings changed, use a new output directory; "
-            "otherwise move the directory away to start over, or restore it from a backup."
+        raise UserError(
+            "no checkpoint can be restored into this model (" + "; ".join(errors) + ")",
+            where=manager.directory,
+            fix=(
+                "if the model or optimizer settings changed, use a new output directory; "
+                "otherwise move the directory away to start over, or restore it from a backup"
+            ),
         )
     return None
 

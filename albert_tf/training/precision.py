@@ -33,6 +33,12 @@ from albert_tf.runtime.machine import BF16_FLAGS, cpu_flags
 from albert_tf.runtime.probe_cache import cached_probe
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
+# What `"auto"` picks, in one sentence: the `--precision` help quotes it.
+AUTO_PRECISION_HELP = (
+    "auto = mixed_bfloat16 on TPUs and Ampere+ GPUs; on CPUs with bf16 instructions, "
+    "mixed_bfloat16 only where a short probe (cached per machine) measures bf16 matmuls faster "
+    "than float32; float32 elsewhere (ALBERT_TF_AUTO_PRECISION=<policy> overrides)"
+)
 
 # bf16 must beat float32 by this much: mixed precision adds casts the GEMM probe does not see.
 _BF16_MARGIN = 1.15

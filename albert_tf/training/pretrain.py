@@ -180,7 +180,7 @@ class _Run:
             self.precision = resolve_precision(config.precision, strategy, config.jit_compile)
             encoder = AlbertEncoder(albert_config, dtype=self.precision)
             self.model = AlbertPretrainer(encoder)
-            self.optimizer = _create_optimizer(config)
+            self.optimizer = _create_optimizer(config, self.precision)
             self.optimizer.build(self.model.trainable_variables)
             self.step_variable = tf.Variable(0, dtype=tf.int64, trainable=False, name="step")
         disable_optimizer_all_reduce(self.optimizer)
@@ -341,7 +341,8 @@ def _warn_if_data_order_changed(workdir: str, config: PretrainConfig) -> None:
             )
 
 
-def _create_optimizer(config: PretrainConfig) -> keras.optimizers.Optimizer:
+def _create_optimizer(config: PretrainConfig, precision: str) -> keras.optimizers.Optimizer:
+    """The configured optimizer; `precision` is the resolved policy (never `"auto"`)."""
     optimizer = create_optimizer(
         config.optimizer,
         learning_rate=config.learning_rate,
@@ -350,7 +351,7 @@ def _create_optimizer(config: PretrainConfig) -> keras.optimizers.Optimizer:
         weight_decay=config.weight_decay,
         global_clipnorm=config.clip_norm or None,
     )
-    if config.precision == "mixed_float16":
+    if precision == "mixed_float16":
         # float16 gradients underflow without it; bfloat16 has float32's range.
         optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
     return optimizer

@@ -19,7 +19,7 @@ def write_scalars(writer: tf.summary.SummaryWriter, scalars: dict[str, float], s
     """Writes `scalars` at `step` and flushes.
 
     Example:
-    >>> writer = tf.summary.create_file_writer("/tmp/logs/train")
+    >>> writer = tf.summary.create_file_writer(f"{tmp_dir}/logs/train")
     >>> write_scalars(writer, {"loss": 2.5, "learning_rate": 1e-4}, step=100)
     """
     with writer.as_default():

@@ -18,7 +18,7 @@ from typing import Any
 
 from albert_tf.config_fields import check_choices, check_range, option
 from albert_tf.training.optimizers import OPTIMIZER_NAMES
-from albert_tf.training.precision import PRECISIONS
+from albert_tf.training.precision import AUTO_PRECISION_HELP, PRECISIONS
 from albert_tf.training.strategy import STRATEGIES
 
 
@@ -38,10 +38,7 @@ class TrainingConfig:
     strategy: str = option("one_device", "Distribution strategy.", choices=STRATEGIES)
     tpu: str = option("", "TPU name or grpc:// address (--strategy=tpu).")
     precision: str = option(
-        "auto",
-        "Compute precision (auto: mixed_bfloat16 where it measures faster than float32: TPUs, "
-        "Ampere+ GPUs, CPUs whose bf16 matmuls win; else float32).",
-        choices=PRECISIONS,
+        "auto", f"Compute precision; {AUTO_PRECISION_HELP}.", choices=PRECISIONS
     )
     jit_compile: bool = option(False, "Compile the train step with XLA.")
     steps_per_execution: int = option(1, "Train steps per tf.function call.")

@@ -74,6 +74,7 @@ def test_failed_write_leaves_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow  # Three subprocesses with TensorFlow.
 def test_script_converts_and_refuses_existing_output(tmp_path):
     save_model(random_model(heads=False), "tf1", str(tmp_path / "tf1"))
     command = [

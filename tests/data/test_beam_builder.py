@@ -117,6 +117,7 @@ def test_other_seed_other_records(local_and_beam, tmp_path, corpus_files, small_
     assert not set(_multiset(tmp_path)) & set(_multiset(beam_dir))
 
 
+@pytest.mark.slow  # Over 5 s: Beam with two worker processes.
 def test_two_worker_processes_give_the_same_output(
     local_and_beam, tmp_path, corpus_files, small_model_file
 ):
@@ -146,6 +147,7 @@ def duplicated_corpus(tmp_path_factory, sample_text_path) -> str:
     return f"{folder}/one.txt,{folder}/two.txt"
 
 
+@pytest.mark.slow  # Over 5 s: Beam pipelines.
 def test_deduplication_counts_and_records(tmp_path, duplicated_corpus, small_model_file):
     dedup = dict(dedup_documents=True, dedup_lines=True, dupe_factor=1)
     local = build_pretraining_data(
@@ -181,6 +183,7 @@ def test_deduplication_counts_and_records(tmp_path, duplicated_corpus, small_mod
     assert lines_only["statistics"]["documents_emptied_by_line_dedup"] == 3
 
 
+@pytest.mark.slow  # Over 5 s: a Beam pipeline per bad input.
 def test_bad_input(tmp_path, small_model_file, sample_text_path):
     good = sample_text_path.read_bytes()[:20_000]
     bad = tmp_path / "bad.txt"
@@ -232,6 +235,7 @@ def test_training_reads_beam_output(local_and_beam):
     assert np.isin(first["next_sentence_labels"], [0, 1]).all()
 
 
+@pytest.mark.slow  # A subprocess with TensorFlow and Beam.
 def test_script_runs_beam_with_pipeline_options(tmp_path, corpus_files, small_model_file):
     from tests.data.test_scripts import _run
 

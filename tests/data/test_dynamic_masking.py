@@ -288,6 +288,7 @@ def _batches(files, num_batches, seed=3, start_batch=0):
     return [{k: v.numpy() for k, v in batch.items()} for batch in dataset.take(num_batches)]
 
 
+@pytest.mark.slow  # Over 5 s: tf.data pipelines over epochs.
 def test_pipeline_masks_change_every_epoch_and_resume_exactly(files):
     batches = _batches(files, 10)  # 80 records: each of the 40 twice
     again = _batches(files, 10)

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 
 
@@ -21,6 +23,7 @@ def _run(script: str, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # Three subprocesses with TensorFlow.
 def test_create_then_stats(tmp_path, small_corpus, small_model_file):
     output_dir = tmp_path / "out"
     flags = [

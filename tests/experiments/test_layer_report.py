@@ -1,21 +1,20 @@
-"""scripts/analyze_layers.py and its library function, on the two-cell experiment's encoders."""
+"""The library function of scripts/analyze_layers.py, on the two-cell experiment's encoders
+(the script's bad inputs: tests/test_bad_input_matrix.py)."""
 
 from __future__ import annotations
 
 import csv
 import os
-import subprocess
-import sys
 
 import pytest
 
 from albert_tf.errors import UserError
 from albert_tf.experiments.layer_report import analyze_encoder_files
 from albert_tf.experiments.records import records_pattern
-from tests.conftest import REPO_ROOT
 from tests.experiments.conftest import TEST_SCALE, TWO_CELLS
 
 
+@pytest.mark.slow  # Reads the two-cell experiment.
 def test_analyze_encoder_files_writes_csv_and_png(two_cell_experiment, tmp_path):
     experiment_dir, _ = two_cell_experiment
     paths = [os.path.join(experiment_dir, "cells", cell, "pretrain") for cell in TWO_CELLS]
@@ -48,21 +47,3 @@ def test_analyze_encoder_files_writes_csv_and_png(two_cell_experiment, tmp_path)
 def test_names_must_match_encoders(tmp_path):
     with pytest.raises(UserError, match="names"):
         analyze_encoder_files(["a", "b"], ["one"], "x", 32, 5, 16, str(tmp_path))
-
-
-def test_script_reports_a_missing_encoder(tmp_path):
-    completed = subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "scripts" / "analyze_layers.py"),
-            f"--encoder_files={tmp_path / 'missing'}",
-            "--input_file=unused",
-            f"--output_dir={tmp_path / 'out'}",
-        ],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
-        timeout=120,
-    )
-    assert completed.returncode == 2
-    assert "error: no encoder at" in completed.stderr

@@ -28,6 +28,7 @@ def _read_csv(path: str) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
+@pytest.mark.slow  # The two-cell experiment: two pretraining cells and fine-tuning.
 def test_writes_csv_markdown_and_plots(two_cell_experiment):
     experiment_dir, result = two_cell_experiment
     assert result.ran == list(TWO_CELLS)
@@ -60,6 +61,7 @@ def test_writes_csv_markdown_and_plots(two_cell_experiment):
     assert steps == list(range(10, TEST_SCALE.num_train_steps + 1, 10))
 
 
+@pytest.mark.slow  # Reads the two-cell experiment.
 def test_rerun_does_no_work(two_cell_experiment, tiny_model_file):
     experiment_dir, _ = two_cell_experiment
     results = [os.path.join(experiment_dir, "cells", c, RESULT_FILE) for c in TWO_CELLS]
@@ -80,6 +82,7 @@ def test_rerun_does_no_work(two_cell_experiment, tiny_model_file):
     )
 
 
+@pytest.mark.slow  # Reads the two-cell experiment.
 def test_other_settings_in_the_same_directory_are_refused(two_cell_experiment, tiny_model_file):
     experiment_dir, _ = two_cell_experiment
     with pytest.raises(UserError, match="scale"):
@@ -120,6 +123,7 @@ def _latest_step(workdir: str) -> int:
     return int(text.split('"')[1].rsplit("-", 1)[1])
 
 
+@pytest.mark.slow  # Two processes run a cell.
 def test_killed_mid_cell_then_rerun_gives_the_same_results(
     two_cell_experiment, tiny_model_file, tmp_path
 ):

@@ -85,6 +85,7 @@ def test_ids_encoder_float32_equals_keras(lt_encoder, batch_size, tmp_path):
         np.testing.assert_allclose(got[name], want[name], atol=1e-4, rtol=0)
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 @pytest.mark.parametrize(("quantization", "atol"), [("float16", 1e-2), ("int8", 0.15)])
 def test_quantized_classifier_runs_close_to_keras(lt_classifier, quantization, atol):
     float32 = ids_model(lt_classifier, SEQ_LENGTH, 2, outputs=classifier_outputs)
@@ -98,6 +99,7 @@ def test_quantized_classifier_runs_close_to_keras(lt_classifier, quantization, a
     np.testing.assert_array_equal(got["label_ids"], got["logits"].argmax(-1))
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_text_in_ids_equal_albert_tokenizer(
     lt_encoder, lt_tokenizer, tiny_model_file, test_strings
 ):
@@ -126,6 +128,7 @@ def test_text_in_ids_equal_albert_tokenizer(
         )
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_text_pair_classifier_int8(lt_classifier, lt_tokenizer, tiny_model_file):
     flatbuffer = text_model(
         lt_classifier, tiny_model_file, SEQ_LENGTH, 2, "int8", classifier_outputs, is_pair=True
@@ -173,6 +176,7 @@ def test_op_check_fails_on_flex_op():
         convert(lower, [tf.TensorSpec([1], tf.string)], [], where="lower")
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_op_check_lists_ops_and_rejects_unregistered_custom_ops(lt_encoder):
     flatbuffer = ids_model(lt_encoder, SEQ_LENGTH, 1)
     ops = check_ops(flatbuffer, "encoder", allowed_custom_ops=frozenset())
@@ -231,6 +235,7 @@ def _fake_run_dir(directory, classifier, spm_file) -> str:
     return str(directory)
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
     import json
 
@@ -261,6 +266,7 @@ def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
         export_litert(out, run_dir, quantizations=["float32"], inputs=["ids"])
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
     import subprocess
     import sys
@@ -288,6 +294,7 @@ def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
     assert bad.returncode == 2 and "error: unknown or no values ['int4']" in bad.stderr
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_mixed_precision_model_exports_in_float32(lt_classifier):
     from albert_tf.export.litert import float32_model
 

@@ -67,6 +67,7 @@ def _keras_encoder_outputs(encoder, inputs):
     return {k: np.asarray(outputs[k]) for k in ("sequence_output", "pooled_output")}
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_signatures_and_attributes(sm_loaded, tiny_model_file, sm_export_dir):
     assert set(sm_loaded.signatures) == {
         "serving_default",
@@ -92,6 +93,7 @@ def test_signatures_and_attributes(sm_loaded, tiny_model_file, sm_export_dir):
     assert pathlib.Path(asset_path).read_bytes() == pathlib.Path(tiny_model_file).read_bytes()
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_warmup_requests_replay(sm_export_dir):
     results = assert_replayed(sm_export_dir)
     assert set(results) == {"serving_default", "encode_text", "encode_text_pair", "fill_mask"}
@@ -99,6 +101,7 @@ def test_warmup_requests_replay(sm_export_dir):
     assert results["encode_text_pair"]["input_type_ids"].max() == 1  # A real pair.
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_serving_default_equals_keras(sm_loaded, sm_pretrainer):
     rng = np.random.default_rng(1)
     inputs = {
@@ -112,6 +115,7 @@ def test_serving_default_equals_keras(sm_loaded, sm_pretrainer):
         np.testing.assert_allclose(got[name].numpy(), values, atol=1e-5, rtol=0)
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_encode_text_tokenizes_like_python_and_equals_keras(sm_loaded, sm_tokenizer, sm_pretrainer):
     got = sm_loaded.signatures["encode_text"](text_a=tf.constant(TEXTS))
     for row, text in enumerate(TEXTS):
@@ -125,6 +129,7 @@ def test_encode_text_tokenizes_like_python_and_equals_keras(sm_loaded, sm_tokeni
         np.testing.assert_allclose(got[name].numpy(), values, atol=1e-5, rtol=0)
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_encode_text_pair_packs_like_the_original(sm_loaded, sm_tokenizer):
     text_a = ["A short one.", LONG_TEXT, "", LONG_TEXT, "only a"]
     text_b = [LONG_TEXT, "and b", "", LONG_TEXT + " more", ""]
@@ -143,6 +148,7 @@ def test_encode_text_pair_packs_like_the_original(sm_loaded, sm_tokenizer):
             assert got[name][row].numpy().tolist() == values, (name, row)
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_encode_overrides_seq_length_and_checks_it(sm_loaded, sm_tokenizer):
     got = sm_loaded.encode(tf.constant([LONG_TEXT]), tf.constant(["b"]), tf.constant(50))
     assert got["input_word_ids"].shape == (1, 50)
@@ -155,6 +161,7 @@ def test_encode_overrides_seq_length_and_checks_it(sm_loaded, sm_tokenizer):
         sm_loaded.encode(tf.constant(["x"]), tf.constant([""]), tf.constant(65))
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_fill_mask_equals_the_keras_head(sm_loaded, sm_pretrainer, sm_tokenizer):
     got = {
         k: v.numpy()
@@ -231,6 +238,7 @@ _FRESH_PROCESS_SCRIPT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_moved_export_loads_in_a_process_without_albert_tf(sm_export_dir, sm_loaded, tmp_path):
     expected_encoded = sm_loaded.signatures["encode_text"](text_a=tf.constant(TEXTS))
     expected_filled = sm_loaded.signatures["fill_mask"](text=tf.constant(MASKED_TEXTS))
@@ -270,6 +278,7 @@ def test_moved_export_loads_in_a_process_without_albert_tf(sm_export_dir, sm_loa
     ]
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_saved_model_cli_show_lists_the_signatures(sm_export_dir):
     result = subprocess.run(
         [str(VENV_BIN / "saved_model_cli"), "show", "--all", "--dir", sm_export_dir],
@@ -283,6 +292,7 @@ def test_saved_model_cli_show_lists_the_signatures(sm_export_dir):
     assert "inputs['text_b']" in result.stdout and "outputs['top_k_pieces']" in result.stdout
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
 def test_keras_bundle_inside_the_export(sm_export_dir, sm_pretrainer, sm_tokenizer):
     encoder, text_tokenizer = load_encoder(sm_export_dir)
     assert encoder.config == sm_pretrainer.encoder.config

@@ -36,6 +36,7 @@ def script_workdir(tmp_path_factory, tiny_model_file) -> pathlib.Path:
     return workdir
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretraining run.
 def test_exports_an_encoder_keras_over_an_existing_dir(script_workdir, tmp_path):
     export_dir = tmp_path / "export"
     export_dir.mkdir()
@@ -67,6 +68,7 @@ def test_exports_an_encoder_keras_over_an_existing_dir(script_workdir, tmp_path)
     ]
 
 
+@pytest.mark.slow  # Over 5 s: builds on a pretraining run.
 def test_refuses_an_existing_dir_without_overwrite(script_workdir, tmp_path):
     export_dir = tmp_path / "export"
     export_dir.mkdir()

@@ -23,6 +23,7 @@ def served(tmp_path_factory, tiny_model_file):
     return tf.saved_model.load(export_dir)
 
 
+@pytest.mark.slow  # Over 5 s: builds on a loaded SavedModel.
 @pytest.mark.parametrize("name", list(HOSTILE_BATCHES))
 def test_text_signatures_take_hostile_batches(served, name):
     batch = hostile_batch(name)

@@ -137,6 +137,7 @@ def _assert_same(outdir: pathlib.Path, expected: dict[str, np.ndarray], where: s
             np.testing.assert_allclose(got, value, atol=1e-5, rtol=0, err_msg=f"{where}: {name}")
 
 
+@pytest.mark.slow  # Over 5 s: builds on every kind of export.
 def test_every_signature_of_every_export_runs_in_saved_model_cli(
     exports, loaded, sitecustomize_env, tmp_path
 ):
@@ -165,6 +166,7 @@ def test_every_signature_of_every_export_runs_in_saved_model_cli(
     assert fill.tolist() == [1, 0, 2]
 
 
+@pytest.mark.slow  # Over 5 s: builds on every kind of export.
 def test_the_saved_model_cli_executable_runs_fill_mask(
     exports, loaded, sitecustomize_env, tmp_path
 ):

@@ -236,7 +236,8 @@ def test_warmup_requests_replay(hub_dir, part):
 
 # tf-keras builds and trains a model on both SavedModels (~15 s on 2 cores).
 def test_hub_keras_layers_fine_tune_the_encoder(hub_dir, hub_pretrainer):
-    from tests.tf_hub import hub, tf_keras
+    import tensorflow_hub as hub
+    import tf_keras
 
     tf_keras.utils.set_random_seed(0)
     text = tf_keras.Input(shape=(), dtype=tf.string)

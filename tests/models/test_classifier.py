@@ -43,6 +43,7 @@ def test_round_trip_keeps_config_and_predictions(tiny_config, tmp_path):
     assert not np.allclose(trained_mode, logits, atol=1e-6)
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_fit_a_few_steps_reduces_the_loss(tiny_config):
     keras.utils.set_random_seed(0)
     model = AlbertClassifier(AlbertEncoder(tiny_config()), num_outputs=2, dropout_rate=0.0)

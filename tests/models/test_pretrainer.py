@@ -74,6 +74,7 @@ def test_int32_features_and_flat_labels_give_the_same_loss(model, pretraining_fe
     np.testing.assert_allclose(loss, expected, rtol=1e-6)
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 @pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16", "mixed_float16"])
 def test_fit_step_under_dtype_policy(tiny_config, pretraining_features, restore_policy, policy):
     keras.config.set_dtype_policy(policy)
@@ -104,6 +105,7 @@ def test_fit_step_under_dtype_policy(tiny_config, pretraining_features, restore_
     )
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_fit_with_jit_compile(tiny_config, pretraining_features):
     model = AlbertPretrainer(AlbertEncoder(tiny_config(num_hidden_layers=1)))
     # SGD: XLA compiles it about twice as fast as Adam on CPU.
@@ -199,6 +201,7 @@ print("OK")
 """
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_mirrored_strategy_matches_one_device():
     """Two replicas give the one-device update and metrics (gradients are averaged)."""
     # A fresh process: logical devices must be set before TensorFlow starts.

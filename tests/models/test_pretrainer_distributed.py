@@ -11,6 +11,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 # Fits a seeded tiny pretrainer for 2 steps of global batch 8 on one device and
 # under MirroredStrategy (2 replicas of 4); prints both histories and weights.
@@ -50,6 +51,7 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_fit_under_mirrored_strategy_equals_one_device(tmp_path):
     process = subprocess.run(
         [sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=300

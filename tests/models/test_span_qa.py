@@ -44,6 +44,7 @@ def test_logits_and_loss():
     np.testing.assert_allclose(np.asarray(span_loss(labels, logits)), expected, rtol=1e-5)
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_fit_learns_a_fixed_span_and_round_trips(tmp_path):
     keras.utils.set_random_seed(1)
     model = AlbertSpanQA(AlbertEncoder(CONFIG))

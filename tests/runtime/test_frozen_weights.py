@@ -123,6 +123,7 @@ def test_frozen_forward_kernels_under_other_onednn_settings(setting, precision, 
     assert report["ran"] == report["expected"], report
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_export_stores_each_weight_once_as_a_constant(tiny_model_file, tmp_path):
     model = _trained_like("float32")
     features = AlbertTextFeatures(tiny_model_file, 16)
@@ -141,6 +142,7 @@ def test_export_stores_each_weight_once_as_a_constant(tiny_model_file, tmp_path)
     assert constant_sizes == weight_sizes
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_frozen_serving_can_be_switched_off(tiny_model_file, tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_TF_FROZEN_SERVING", "0")
     runtime.configure(runtime.RuntimeOptions(fused_kernels="off"))  # Decides again: env first.

@@ -130,6 +130,7 @@ def _train_step(model, inputs, labels):
     return logits, tape.gradient(loss, model.trainable_variables)
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_configured_kernels_train_a_classifier_like_the_reference(tiny_config):
     """Installed by the runtime, the kernels run inside the layers; logits and every gradient
     stay within float32 rounding of the plain reference's."""

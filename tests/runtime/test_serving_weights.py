@@ -30,6 +30,7 @@ def test_float32_models_are_served_as_they_are():
     assert serving_copy(model) is model
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 @pytest.mark.parametrize("precision,stored", [("mixed_bfloat16", "bfloat16")])
 def test_mixed_precision_export_stores_compute_dtype_and_predicts_the_same(
     precision, stored, tiny_model_file, tmp_path

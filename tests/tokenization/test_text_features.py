@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from albert_tf.tokenization.text_features import AlbertTextFeatures
@@ -25,9 +26,12 @@ def test_matches_python_tokenizer_and_original_packing(tiny_model_file):
         assert packed[name].numpy().tolist() == [row[column] for row in expected], name
     single = features(tf.constant(TEXTS_A))
     assert single["input_type_ids"].numpy().max() == 0
+    for name, tensor in features([TEXTS_A, TEXTS_B]).items():  # Python strings too.
+        assert tensor.numpy().tolist() == packed[name].numpy().tolist(), name
     assert features.vocab_size == tokenizer.vocab_size
 
 
+@pytest.mark.slow  # Over 5 s: traces the featurizer in tf.data.
 def test_in_tf_data_and_after_config_round_trip(tiny_model_file):
     features = AlbertTextFeatures(tiny_model_file, seq_length=12, do_lower_case=True)
     dataset = tf.data.Dataset.from_tensor_slices((TEXTS_A, TEXTS_B)).batch(3)

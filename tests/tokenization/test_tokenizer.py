@@ -55,7 +55,7 @@ def test_lowercasing_option(tokenizer, cased_tokenizer):
 def test_digit_comma_is_plain_sentencepiece_not_the_original_quirk(tokenizer):
     pieces = tokenizer.tokenize("67,")
     assert "".join(pieces) == "▁67,"
-    assert pieces == [tokenizer.id_to_piece(i) for i in tokenizer._processor.encode("67,")]
+    assert pieces == [tokenizer.id_to_piece(i) for i in tokenizer.processor.encode("67,")]
 
 
 def test_tokenize_decode_roundtrip(tokenizer, sample_lines):

@@ -14,6 +14,7 @@ from tests.training.conftest import tiny_pretrain_config
 LIMIT = 4096  # Bytes per file: smaller than the tiny model's checkpoint data file.
 
 
+@pytest.mark.slow  # A run whose save fails.
 def test_checkpoint_save_fails_part_way_previous_checkpoint_restores(
     tmp_path, record_dir, albert_config_file
 ):

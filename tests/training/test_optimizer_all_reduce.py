@@ -47,6 +47,7 @@ _CHILD = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # A subprocess with TensorFlow.
 def test_keras_sums_over_replicas_inside_apply_and_the_switch_stops_it():
     process = subprocess.run(
         [sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=300

@@ -15,6 +15,7 @@ import pytest
 import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
+from albert_tf.errors import UserError
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training import pretrain
@@ -24,7 +25,7 @@ from albert_tf.training.pretrain import (
     load_pretrained_weights,
     train_and_evaluate,
 )
-from tests.training.conftest import tiny_pretrain_config
+from tests.training.conftest import TINY_ALBERT, tiny_pretrain_config
 
 
 def _checkpoint_weights(prefix: str) -> dict[str, np.ndarray]:
@@ -52,6 +53,7 @@ def full_run(tmp_path_factory, record_dir, albert_config_file):
     return config, workdir, train_and_evaluate(config, workdir)
 
 
+@pytest.mark.slow  # A 6-step run with evaluation.
 def test_run_writes_metrics_checkpoints_best_and_encoder(full_run):
     config, workdir, metrics = full_run
     assert metrics["step"] == 6
@@ -67,6 +69,7 @@ def test_run_writes_metrics_checkpoints_best_and_encoder(full_run):
     assert encoder.config == saved_config
 
 
+@pytest.mark.slow  # Reads the 6-step run.
 def test_run_records_the_speed_forms_it_ran(full_run):
     _, workdir, _ = full_run
     with open(os.path.join(workdir, "runtime.json"), encoding="utf-8") as handle:
@@ -76,6 +79,7 @@ def test_run_records_the_speed_forms_it_ran(full_run):
     assert all("reason" in form for form in recorded["forms"].values())
 
 
+@pytest.mark.slow  # A killed child run, then a resumed one.
 def test_kill_during_save_then_resume_matches_uninterrupted_run(full_run, tmp_path):
     config, full_workdir, _ = full_run
     workdir = str(tmp_path / "killed")
@@ -129,6 +133,18 @@ def test_unreadable_newest_checkpoint_falls_back_to_the_previous(tmp_path):
     assert float(variable) == 1.0
 
 
+def test_no_restorable_checkpoint_is_a_user_error_naming_the_directory(tmp_path):
+    # A directory of checkpoints of another model (e.g. changed settings): nothing restores.
+    other = tf.train.Checkpoint(other=tf.Variable(1.0))
+    tf.train.CheckpointManager(other, str(tmp_path), max_to_keep=2).save()
+    checkpoint = tf.train.Checkpoint(v=tf.Variable(0.0))
+    manager = tf.train.CheckpointManager(checkpoint, str(tmp_path), max_to_keep=2)
+    with pytest.raises(UserError, match="use a new output directory") as raised:
+        restore_latest_readable(checkpoint, manager)
+    assert raised.value.where == str(tmp_path)
+
+
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_sigterm_saves_and_returns(base_config, tmp_path, monkeypatch):
     add = pretrain._Window.add
 
@@ -145,6 +161,7 @@ def test_sigterm_saves_and_returns(base_config, tmp_path, monkeypatch):
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handler restored
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(base_config, tmp_path):
     workdir = str(tmp_path)
     config = base_config.replace(
@@ -162,6 +179,7 @@ def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(base_config, t
     assert all(np.all(np.isfinite(v)) for v in weights.values() if v.dtype.kind == "f")
 
 
+@pytest.mark.slow  # A run per precision.
 @pytest.mark.parametrize("precision", ["mixed_bfloat16", "mixed_float16"])
 def test_mixed_precision_trains_with_finite_loss(base_config, tmp_path, precision):
     config = base_config.replace(precision=precision, num_train_steps=2, save_checkpoints_steps=2)
@@ -170,6 +188,18 @@ def test_mixed_precision_trains_with_finite_loss(base_config, tmp_path, precisio
     assert keras.saving.load_model(str(tmp_path / "encoder.keras")).count_params() > 0
 
 
+def test_auto_precision_resolved_to_float16_scales_the_loss(base_config, tmp_path, monkeypatch):
+    # `auto` may resolve to float16 (here forced): its gradients need loss scaling too.
+    monkeypatch.setenv("ALBERT_TF_AUTO_PRECISION", "mixed_float16")
+    config = base_config.replace(precision="auto")
+    run = pretrain._Run(
+        config, AlbertConfig(**TINY_ALBERT), tf.distribute.get_strategy(), str(tmp_path)
+    )
+    assert run.precision == "mixed_float16"
+    assert isinstance(run.optimizer, keras.optimizers.LossScaleOptimizer)
+
+
+@pytest.mark.slow  # A run with evaluation.
 def test_mlm_only_run_reports_the_loss_it_minimizes(base_config, tmp_path):
     config = base_config.replace(
         sentence_order_loss_weight=0.0, do_eval=True, num_train_steps=2, save_checkpoints_steps=2
@@ -181,6 +211,7 @@ def test_mlm_only_run_reports_the_loss_it_minimizes(base_config, tmp_path):
         assert metrics[f"{split}/loss"] == metrics[f"{split}/masked_lm_loss"]
 
 
+@pytest.mark.slow  # A run with masks drawn in tf.data.
 def test_dynamic_masking_trains_on_masks_drawn_in_the_pipeline(base_config, tmp_path, monkeypatch):
     calls, make_dataset = [], pretrain.pretrain_dataset
 
@@ -210,6 +241,7 @@ def test_tpu_strategy_without_tpu_says_so(base_config, tmp_path):
         train_and_evaluate(base_config.replace(strategy="tpu"), str(tmp_path))
 
 
+@pytest.mark.slow  # Reads the 6-step run.
 def test_init_checkpoint_loads_the_encoder_from_a_checkpoint_or_keras_file(full_run):
     # Also shows that encoder.keras holds the weights of the last checkpoint.
     _, workdir, _ = full_run
@@ -223,6 +255,7 @@ def test_init_checkpoint_loads_the_encoder_from_a_checkpoint_or_keras_file(full_
         load_encoder_weights(AlbertEncoder(exported.config), os.path.join(workdir, "logs"))
 
 
+@pytest.mark.slow  # Reads the 6-step run.
 def test_init_checkpoint_of_a_pretraining_run_also_loads_its_heads(full_run):
     # Continued pretraining (e.g. a second phase at a longer length) keeps the heads;
     # an encoder.keras file has none, so they keep their fresh initialization.
@@ -254,6 +287,7 @@ def test_init_checkpoint_of_a_pretraining_run_also_loads_its_heads(full_run):
         np.testing.assert_array_equal(actual.numpy(), expected.numpy())
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_corrupt_record_file_is_named(base_config, tmp_path, record_dir):
     good = open(os.path.join(record_dir, "train-0.tfrecord"), "rb").read()
     offset = 0

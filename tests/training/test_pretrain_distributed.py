@@ -16,10 +16,12 @@ import textwrap
 import time
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
-# Runs train_and_evaluate with the config in argv[1] into argv[2] and saves the
-# final trainable weights of this process to argv[3] (npz) and metrics to stdout.
+# Runs train_and_evaluate for each {"config", "workdir", "weights"} of the JSON list argv[1],
+# one after the other, saving each run's final trainable weights of this process to its
+# "weights" file (npz) and printing its metrics to stdout.
 _CHILD = textwrap.dedent(
     """
     import json, logging, sys
@@ -32,20 +34,26 @@ _CHILD = textwrap.dedent(
     from albert_tf.training.pretrain_config import PretrainConfig
 
     train = pretrain._Run.train
-    def train_and_keep_weights(self):
-        metrics = train(self)
-        np.savez(sys.argv[3], *[v.numpy() for v in self.model.trainable_variables])
-        return metrics
-    pretrain._Run.train = train_and_keep_weights
-    metrics = pretrain.train_and_evaluate(PretrainConfig(**json.loads(sys.argv[1])), sys.argv[2])
-    print("METRICS", json.dumps(metrics))
+    for run in json.loads(sys.argv[1]):
+        def train_and_keep_weights(self, path=run["weights"]):
+            metrics = train(self)
+            np.savez(path, *[v.numpy() for v in self.model.trainable_variables])
+            return metrics
+        pretrain._Run.train = train_and_keep_weights
+        config = PretrainConfig(**run["config"])
+        print("METRICS", json.dumps(pretrain.train_and_evaluate(config, run["workdir"])))
     """
 )
 
 
-def _start(config, workdir, weights_path, env=None, logical_cpus=False, log=None):
-    """The child process; its stderr (absl logs) goes to the file `log` if given."""
-    args = [sys.executable, "-c", _CHILD, json.dumps(config.__dict__), workdir, weights_path]
+def _start(runs, env=None, logical_cpus=False, log=None):
+    """The child process for `runs` (config, workdir, weights path); its stderr (absl logs)
+    goes to the file `log` if given."""
+    runs = [
+        {"config": config.__dict__, "workdir": workdir, "weights": weights}
+        for config, workdir, weights in runs
+    ]
+    args = [sys.executable, "-c", _CHILD, json.dumps(runs)]
     if logical_cpus:
         args.append("--logical-cpus")
     stderr = subprocess.PIPE if log is None else open(log, "w")  # noqa: SIM115
@@ -54,13 +62,14 @@ def _start(config, workdir, weights_path, env=None, logical_cpus=False, log=None
     )
 
 
-def _finish(process, timeout=240, log=None):
+def _finish(process, timeout=240, log=None) -> list[dict]:
+    """The metrics of each run of the child, once it ends."""
     stdout, stderr = process.communicate(timeout=timeout)
     if log is not None:
         stderr = log.read_text()
     assert process.returncode == 0, stderr[-4000:]
-    line = [line for line in stdout.splitlines() if line.startswith("METRICS ")][-1]
-    return json.loads(line[len("METRICS ") :])
+    lines = [line for line in stdout.splitlines() if line.startswith("METRICS ")]
+    return [json.loads(line[len("METRICS ") :]) for line in lines]
 
 
 def _weights(path):
@@ -91,52 +100,29 @@ def _start_two_workers(config, workdir, tmp_path):
             {"cluster": cluster, "task": {"type": "worker", "index": index}}
         )
         logs.append(tmp_path / f"worker{index}.log")
-        workers.append(
-            _start(config, workdir, str(tmp_path / f"worker{index}.npz"), env=env, log=logs[-1])
-        )
+        weights = str(tmp_path / f"worker{index}.npz")
+        workers.append(_start([(config, workdir, weights)], env=env, log=logs[-1]))
     return workers, logs
 
 
+@pytest.mark.slow  # One process, TensorFlow started once, two short pretraining runs.
 def test_mirrored_over_two_replicas_equals_one_device(base_config, tmp_path):
     config = base_config.replace(num_train_steps=4, save_checkpoints_steps=4, log_every_steps=4)
-    # Both children split the CPU in 2 logical devices; one_device uses the first.
-    one = _start(config, str(tmp_path / "one"), str(tmp_path / "one.npz"), logical_cpus=True)
-    mirrored = _start(
-        config.replace(strategy="mirrored"),
-        str(tmp_path / "mirrored"),
-        str(tmp_path / "mirrored.npz"),
-        logical_cpus=True,
-    )
-    one_metrics, mirrored_metrics = _finish(one), _finish(mirrored)
+    # The child splits the CPU in 2 logical devices; one_device uses the first.
+    runs = [
+        (config, str(tmp_path / "one"), str(tmp_path / "one.npz")),
+        (config.replace(strategy="mirrored"), str(tmp_path / "mirrored"), str(tmp_path / "m.npz")),
+    ]
+    one_metrics, mirrored_metrics = _finish(_start(runs, logical_cpus=True))
     for name in ("train/masked_lm_loss", "train/sentence_order_loss", "train/masked_lm_accuracy"):
         np.testing.assert_allclose(mirrored_metrics[name], one_metrics[name], rtol=1e-5)
     one_weights = _weights(tmp_path / "one.npz")
-    for expected, actual in zip(one_weights, _weights(tmp_path / "mirrored.npz"), strict=True):
+    for expected, actual in zip(one_weights, _weights(tmp_path / "m.npz"), strict=True):
         np.testing.assert_allclose(actual, expected, rtol=1e-4, atol=1e-6)
 
 
-def test_multi_worker_mirrored_workers_agree(base_config, tmp_path):
-    config = base_config.replace(
-        strategy="multi_worker_mirrored",
-        num_train_steps=3,
-        save_checkpoints_steps=3,
-        log_every_steps=3,
-    )
-    workdir = str(tmp_path / "work")
-    workers, logs = _start_two_workers(config, workdir, tmp_path)
-    metrics = [_finish(worker, log=log) for worker, log in zip(workers, logs, strict=True)]
-    assert metrics[0]["step"] == metrics[1]["step"] == 3
-    assert metrics[0]["train/masked_lm_loss"] == metrics[1]["train/masked_lm_loss"]
-    for chief, other in zip(
-        _weights(tmp_path / "worker0.npz"), _weights(tmp_path / "worker1.npz"), strict=True
-    ):
-        np.testing.assert_array_equal(chief, other)
-    # Only the chief's checkpoint stays; the other worker's scratch copy is gone.
-    assert tf.train.latest_checkpoint(workdir).endswith("ckpt-3")
-    assert not [name for name in os.listdir(workdir) if name.startswith(".worker-")]
-
-
-def test_sigterm_to_one_worker_stops_both_at_the_same_step(base_config, tmp_path):
+@pytest.mark.slow  # Two worker processes, each starting TensorFlow.
+def test_multi_worker_mirrored_workers_agree_and_stop_together_on_sigterm(base_config, tmp_path):
     config = base_config.replace(
         strategy="multi_worker_mirrored",
         num_train_steps=100_000,
@@ -150,8 +136,16 @@ def test_sigterm_to_one_worker_stops_both_at_the_same_step(base_config, tmp_path
         assert workers[1].poll() is None, logs[1].read_text()[-4000:]
         time.sleep(0.2)
     workers[1].send_signal(signal.SIGTERM)  # only the non-chief worker is preempted
-    metrics = [_finish(worker, log=log) for worker, log in zip(workers, logs, strict=True)]
+    metrics = [_finish(worker, log=log)[0] for worker, log in zip(workers, logs, strict=True)]
+    # Both stop at the same step, with the same losses and weights.
     assert metrics[0]["stopped_by_signal"] == metrics[1]["stopped_by_signal"] == 1.0
     assert 2 <= metrics[0]["step"] == metrics[1]["step"] < 100_000
+    assert metrics[0]["train/masked_lm_loss"] == metrics[1]["train/masked_lm_loss"]
+    for chief, other in zip(
+        _weights(tmp_path / "worker0.npz"), _weights(tmp_path / "worker1.npz"), strict=True
+    ):
+        np.testing.assert_array_equal(chief, other)
+    # Only the chief's checkpoint stays; the other worker's scratch copy is gone.
     step = int(metrics[0]["step"])
     assert tf.train.latest_checkpoint(workdir).endswith(f"ckpt-{step}")
+    assert not [name for name in os.listdir(workdir) if name.startswith(".worker-")]

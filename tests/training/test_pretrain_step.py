@@ -57,6 +57,7 @@ def one_batch_run(train):
     return train(accumulation_steps=1)
 
 
+@pytest.mark.slow  # Compiles a pretraining step.
 def test_accumulating_micro_batches_equals_one_big_batch(train, one_batch_run):
     weights, sums, iterations = one_batch_run
     accumulated_weights, accumulated_sums, accumulated_iterations = train(accumulation_steps=4)
@@ -69,6 +70,7 @@ def test_accumulating_micro_batches_equals_one_big_batch(train, one_batch_run):
     assert max(np.abs(a - b).max() for a, b in zip(initial, weights, strict=True)) > 1e-3
 
 
+@pytest.mark.slow  # Compiles the step with XLA.
 def test_jit_compiled_step_matches_the_graph_step(train, one_batch_run):
     weights, sums, _ = one_batch_run
     jit_weights, jit_sums, _ = train(accumulation_steps=1, jit_compile=True)

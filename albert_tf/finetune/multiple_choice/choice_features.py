@@ -87,8 +87,6 @@ class ChoiceFeatures(ArgumentsConfig, keras.layers.Layer):
         kwargs.setdefault("dtype", "int32")
         kwargs["trainable"] = False
         super().__init__(**kwargs)
-        self._convert_input_args = False
-        self._allow_non_tensor_positional_args = True
         if not 1 <= max_qa_length <= seq_length - 3:
             raise ValueError(
                 f"max_qa_length must be in [1, seq_length - 3 = {seq_length - 3}], "

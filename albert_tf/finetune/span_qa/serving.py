@@ -118,7 +118,7 @@ def span_qa_endpoints(
     def answer(question, context):
         question_ids = tokenizer_layer(question)[:, :max_query_length]
         context_ids, char_starts, char_ends = encode_with_offsets_tf(
-            context, tokenizer_layer._sentencepiece, tokenizer_layer.do_lower_case
+            context, tokenizer_layer.sentencepiece, tokenizer_layer.do_lower_case
         )
         features, in_context, starts, ends, example = windows_tf(
             question_ids, context_ids, char_starts, char_ends, seq_length, featurizer.doc_stride

@@ -23,6 +23,7 @@ def _examples(count: int = 96) -> Examples:
     )
 
 
+@pytest.mark.slow  # Over 5 s: tokenizes and buckets in tf.data.
 def test_bucketed_batches_are_cut_to_their_bucket(tiny_model_file):
     examples = _examples()
     features = AlbertTextFeatures(tiny_model_file, 64)
@@ -58,6 +59,7 @@ def test_evaluation_ignores_bucketing(tiny_model_file):
     np.testing.assert_array_equal(labels, np.arange(20))
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_xla_fit_runs_on_bucketed_batches(tiny_model_file, tiny_config):
     import keras
     import tensorflow as tf

@@ -66,6 +66,7 @@ def converted_dir(hf_classifier_dir, tmp_path_factory) -> str:
     return convert_checkpoint("hf", hf_dir, "albert_tf", output, spm_model_file=spm_file)
 
 
+@pytest.mark.slow  # Over 5 s: builds on a converted classifier.
 @pytest.mark.parametrize("is_pair", [False, True])
 def test_converted_hf_classifier_serves_raw_text(
     hf_classifier_dir, converted_dir, tmp_path, is_pair

@@ -18,6 +18,7 @@ from tests.finetune.classification.conftest import SEQ_LENGTH
 pytestmark = pytest.mark.slow  # Fine-tunes in a subprocess.
 
 
+@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_script_trains_and_evaluates_from_a_bundle(
     tmp_path, sentiment_dir, tiny_config, tiny_model_file
 ):

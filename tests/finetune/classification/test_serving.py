@@ -19,6 +19,7 @@ pytestmark = pytest.mark.slow  # Needs the trained classification run; exports.
 TEXTS = POSITIVE + NEGATIVE + ["an unseen sentence , with café and [MASK]", ""]
 
 
+@pytest.mark.slow  # Over 5 s: builds on the classification run.
 def test_text_signature_matches_keras(finetuned_run):
     output_dir, results = finetuned_run
     task = json.load(open(os.path.join(output_dir, "task.json")))
@@ -43,6 +44,7 @@ def test_text_signature_matches_keras(finetuned_run):
     np.testing.assert_allclose(from_ids["logits"].numpy(), keras_logits, atol=1e-5)
 
 
+@pytest.mark.slow  # Over 5 s: builds on the classification run.
 def test_export_refuses_to_overwrite_and_checks_labels(finetuned_run):
     output_dir, results = finetuned_run
     model = keras.saving.load_model(os.path.join(output_dir, "model.keras"))

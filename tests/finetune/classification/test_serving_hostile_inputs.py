@@ -17,6 +17,7 @@ def served(finetuned_run):
     return tf.saved_model.load(results["saved_model"])
 
 
+@pytest.mark.slow  # Over 5 s: builds on the classification run.
 @pytest.mark.parametrize("name", list(HOSTILE_BATCHES))
 def test_classify_text_takes_hostile_batches(served, name):
     batch = hostile_batch(name)

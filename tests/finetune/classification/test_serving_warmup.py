@@ -9,6 +9,7 @@ from tests.warmup_replay import assert_replayed
 pytestmark = pytest.mark.slow  # Needs the trained classification run.
 
 
+@pytest.mark.slow  # Over 5 s: builds on the classification run.
 def test_warmup_requests_replay(finetuned_run):
     _, results = finetuned_run
     assert_replayed(results["saved_model"])

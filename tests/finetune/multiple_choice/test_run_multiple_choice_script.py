@@ -44,6 +44,7 @@ def run_script(tmp_path, train_file, *extra):
     )
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_generic_csv_train_eval_predict(tmp_path, tiny_config_file, tiny_model_file):
     train = tmp_path / "train.csv"
     train.write_text(HEADER + "\n".join(ROWS * 4) + "\n")
@@ -64,6 +65,7 @@ def test_generic_csv_train_eval_predict(tmp_path, tiny_config_file, tiny_model_f
     assert [json.loads(line)["id"] for line in lines] == ["r1", "r2", "r3"] * 4
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_bad_input_is_one_error_line_and_nothing_written(tmp_path, tiny_config_file):
     train = tmp_path / "train.csv"
     train.write_text(HEADER + ROWS[0] + "\n" + ROWS[1].replace(",1", ",7") + "\n")

@@ -9,6 +9,7 @@ from tests.warmup_replay import assert_replayed
 pytestmark = pytest.mark.slow  # Needs the trained multiple-choice run.
 
 
+@pytest.mark.slow  # Over 5 s: builds on the multiple-choice run.
 def test_warmup_requests_replay(choice_run):
     _, results = choice_run
     results = assert_replayed(results["saved_model"])

@@ -9,6 +9,7 @@ from tests.warmup_replay import assert_replayed
 pytestmark = pytest.mark.slow  # Needs the trained span QA run.
 
 
+@pytest.mark.slow  # Over 5 s: builds on the span QA run.
 def test_warmup_requests_replay(squad_run):
     _, results = squad_run
     assert_replayed(results["saved_model"])

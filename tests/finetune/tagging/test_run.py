@@ -13,6 +13,7 @@ from tests.finetune.tagging.conftest import SENTENCES
 pytestmark = pytest.mark.slow  # Needs the trained tagging run, or trains one.
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_run_writes_scores_predictions_and_model(tagging_run):
     output_dir, results = tagging_run
     for name in ("model.keras", "task.json", "spm.model", "eval_results.json"):
@@ -33,6 +34,7 @@ def test_run_writes_scores_predictions_and_model(tagging_run):
     assert results["baseline/accuracy"] == 1.0
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_dev_predictions_are_conll_and_rescore_to_the_reported_f1(tagging_run):
     output_dir, results = tagging_run
     blocks = open(os.path.join(output_dir, "predictions", "dev.conll")).read().split("\n\n")
@@ -48,6 +50,7 @@ def test_dev_predictions_are_conll_and_rescore_to_the_reported_f1(tagging_run):
     assert all(len(line.split(" ")) == 2 for line in test_lines)  # Unlabeled: word predicted.
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
     from albert_tf.finetune.tagging.task import run_tagging
 
@@ -57,6 +60,7 @@ def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
     assert again["dev/accuracy"] == results["dev/accuracy"]
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_conll2003_shaped_iob1_files_run_end_to_end(tmp_path, tagging_config):
     """4 columns, IOB1, -DOCSTART-: trains, scores and writes `word gold predicted`."""
     from albert_tf.finetune.tagging.task import run_tagging

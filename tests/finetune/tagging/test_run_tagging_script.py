@@ -29,6 +29,7 @@ def run_script(*flags: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_script_trains_on_jsonl_and_evaluates(tmp_path, tiny_config_file, tiny_model_file):
     lines = [
         json.dumps(
@@ -60,6 +61,7 @@ def test_script_trains_on_jsonl_and_evaluates(tmp_path, tiny_config_file, tiny_m
     assert task["tag_scheme"] == "iobes" and task["labels"] == ["O", "S-LOC", "S-PER"]
 
 
+@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 @pytest.mark.parametrize(
     "file_name, lines, message",
     [
@@ -91,6 +93,7 @@ def test_bad_input_is_one_error_line_and_nothing_is_written(
     assert not output_dir.exists()
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_eval_only_with_a_bad_dev_file_leaves_the_run_untouched(
     tagging_run, tagging_config, tmp_path
 ):

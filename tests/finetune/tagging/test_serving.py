@@ -54,6 +54,7 @@ def decoded(outputs, index):
     return [tag.decode() for tag in outputs["tags"].numpy()[index][:count]]
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_tag_words_equals_keras(keras_tagger):
     model, aligner, labels, export_dir = keras_tagger
     assert len(WORDS[-1]) > SEQ_LENGTH  # More pieces than one window holds.
@@ -74,6 +75,7 @@ def test_tag_words_equals_keras(keras_tagger):
         np.testing.assert_array_equal(probabilities.argmax(axis=-1), ids)
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_tag_text_splits_at_whitespace(keras_tagger):
     model, aligner, labels, export_dir = keras_tagger
     texts = [" ".join(words) for words in WORDS[:4]] + ["  john\tlives  in\nparis "]
@@ -86,6 +88,7 @@ def test_tag_text_splits_at_whitespace(keras_tagger):
         assert decoded(outputs, index) == [labels[i] for i in ids]
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_serving_default_logits_equal_keras(keras_tagger):
     model, aligner, _, export_dir = keras_tagger
     features, _ = aligner(tf.ragged.constant(WORDS[:3], dtype=tf.string, ragged_rank=1))
@@ -108,6 +111,7 @@ _FRESH_PROCESS = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_loads_with_only_tensorflow_and_tensorflow_text(keras_tagger, tmp_path):
     _, _, _, export_dir = keras_tagger
     texts = ["mary smith went to paris", "the film"]
@@ -128,6 +132,7 @@ def test_loads_with_only_tensorflow_and_tensorflow_text(keras_tagger, tmp_path):
     assert got["tags"] == expected["tags"].numpy().astype(str).tolist()
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_export_refuses_to_overwrite_and_checks_labels(keras_tagger, tmp_path):
     model, aligner, labels, export_dir = keras_tagger
     with pytest.raises(FileExistsError, match="already exists"):
@@ -141,6 +146,7 @@ class _TwoReplicas:  # Prediction on variables (no freezing), as under a multi-r
     num_replicas_in_sync = 2
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_frozen_tagging_equals_variables_and_follows_new_weights(keras_tagger):
     model, aligner, _, _ = keras_tagger
     frozen = predict_tag_ids(model, aligner, WORDS, batch_size=3)

@@ -9,6 +9,7 @@ from tests.warmup_replay import assert_replayed
 pytestmark = pytest.mark.slow  # Needs the trained tagging run.
 
 
+@pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_warmup_requests_replay(tagging_run):
     _, results = tagging_run
     results = assert_replayed(results["saved_model"])
