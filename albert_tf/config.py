@@ -13,7 +13,7 @@ import logging
 import os
 from typing import Any
 
-from albert_tf.config_fields import check_choice
+from albert_tf.config_fields import check_choice, check_range
 from albert_tf.errors import UserError
 from albert_tf.json_files import read_json_file
 
@@ -107,28 +107,18 @@ class AlbertConfig:
                 f"AlbertConfig.num_hidden_layers ({self.num_hidden_layers}) must be divisible "
                 f"by num_hidden_groups ({self.num_hidden_groups})."
             )
-        if self.hidden_act not in ACTIVATIONS:
-            raise UserError(
-                f"AlbertConfig.hidden_act {self.hidden_act!r} is not supported; "
-                f"use one of {ACTIVATIONS}."
-            )
-        if self.sharing not in SHARING_MODES:
-            raise UserError(
-                f"AlbertConfig.sharing {self.sharing!r} is unknown; use one of {SHARING_MODES}."
-            )
-        if self.embedding_projection not in EMBEDDING_PROJECTIONS:
-            raise ValueError(
-                f"AlbertConfig.embedding_projection {self.embedding_projection!r} is unknown; "
-                f"use one of {EMBEDDING_PROJECTIONS}."
-            )
+        choices = {
+            "hidden_act": ACTIVATIONS,
+            "sharing": SHARING_MODES,
+            "embedding_projection": EMBEDDING_PROJECTIONS,
+        }
+        for name, allowed in choices.items():
+            check_choice(name, getattr(self, name), allowed, where="AlbertConfig")
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
-            value = getattr(self, name)
-            if not 0.0 <= value < 1.0:
-                raise UserError(f"AlbertConfig.{name} must be in [0, 1), got {value!r}.")
-        if self.initializer_range <= 0:
-            raise UserError(
-                f"AlbertConfig.initializer_range must be positive, got {self.initializer_range!r}."
-            )
+            check_range(name, getattr(self, name), 0.0, 1.0, where="AlbertConfig")
+        check_range(
+            "initializer_range", self.initializer_range, low=0, low_open=True, where="AlbertConfig"
+        )
 
     # -- derived values ---------------------------------------------------
     @property

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from albert_tf.errors import UserError
 
@@ -39,6 +39,7 @@ HELP = "help"
 CHOICES = "choices"
 # The flag's default when it differs from the field's (e.g. `--do_train` off unless passed).
 FLAG_DEFAULT = "flag_default"
+ConfigT = TypeVar("ConfigT")
 
 
 def option(
@@ -103,6 +104,13 @@ def check_choices(config: Any) -> None:
         choices = field_choices(type(config), field.name)
         if choices is not None:
             check_choice(field.name, getattr(config, field.name), choices)
+
+
+def fields_from(config_class: type[ConfigT], source: Any) -> ConfigT:
+    """A `config_class` whose every field is `source`'s attribute of the same name: a group of
+    settings (e.g. the masking options) out of a config that holds them among others."""
+    values = {field.name: getattr(source, field.name) for field in dataclasses.fields(config_class)}
+    return config_class(**values)
 
 
 def check_range(

@@ -59,9 +59,10 @@ def test_json_round_trip(tmp_path):
         ({"num_hidden_layers": 12, "num_hidden_groups": 5}, "divisible by num_hidden_groups"),
         ({"vocab_size": 0}, "vocab_size must be a positive integer"),
         ({"intermediate_size": -1}, "intermediate_size must be a positive integer"),
-        ({"hidden_act": "swishy"}, "hidden_act 'swishy' is not supported"),
-        ({"sharing": "half"}, "sharing 'half' is unknown"),
-        ({"hidden_dropout_prob": 1.5}, "hidden_dropout_prob must be in"),
+        ({"hidden_act": "swishy"}, "hidden_act='swishy' is not supported, AlbertConfig, choose"),
+        ({"sharing": "half"}, "sharing='half' is not supported"),
+        ({"hidden_dropout_prob": 1.5}, r"hidden_dropout_prob must be in \[0, 1\), got 1.5"),
+        ({"initializer_range": 0.0}, "initializer_range must be positive"),
     ],
 )
 def test_invalid_configs_fail_at_construction(changes, message):
@@ -127,5 +128,5 @@ def test_embedding_projection_auto_is_the_original_layout_always_is_hugging_face
         embedding_size=16, hidden_size=32, num_attention_heads=4
     ).has_embedding_projection
     assert AlbertConfig.from_dict({**same}).embedding_projection == "auto"  # old files
-    with pytest.raises(ValueError, match="embedding_projection 'sometimes'"):
+    with pytest.raises(ValueError, match="embedding_projection='sometimes' is not supported"):
         AlbertConfig(embedding_projection="sometimes")

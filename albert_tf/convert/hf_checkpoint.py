@@ -159,20 +159,15 @@ def load_hf_weights(
                 )
     for weight in weights:
         if weight.variable is not None:
-            value = state[weight.hf_name]
-            value = value.T if weight.hf_transpose else value
-            weight.variable.assign(value.astype(weight.variable.dtype))
+            weight.assign(state[weight.hf_name], weight.hf_transpose)
 
 
 def hf_state_dict(model: keras.Model) -> dict[str, np.ndarray]:
     """The model's weights under Hugging Face names, float32 ([out, in] Linear weights)."""
     state = {}
     for weight in hf_named_weights(model):
-        if weight.variable is None:
-            value = weight.hf_constant
-        else:
-            value = np.asarray(weight.variable.numpy(), "float32")
-            value = value.T if weight.hf_transpose else value
+        constant = weight.variable is None  # An HF-only constant, stored as HF has it.
+        value = weight.hf_constant if constant else weight.value(weight.hf_transpose)
         state[weight.hf_name] = np.ascontiguousarray(value)
     return state
 

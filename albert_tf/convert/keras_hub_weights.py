@@ -76,7 +76,7 @@ def keras_hub_path(hf_name: str) -> str | None:
 def _albert_value(weight: NamedWeight) -> np.ndarray:
     if weight.variable is None:  # An HF-only constant, stored [out, in] like HF's.
         return weight.hf_constant.T if weight.hf_transpose else weight.hf_constant
-    return np.asarray(weight.variable, "float32")
+    return weight.value()
 
 
 def _paired(albert_model: keras.Model, keras_hub_model: keras.Model, source: str):

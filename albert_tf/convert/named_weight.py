@@ -40,6 +40,16 @@ class NamedWeight:
     def tf1_shape(self) -> tuple[int, ...]:
         return self.shape[::-1] if self.tf1_transpose else self.shape
 
+    def value(self, transpose: bool = False) -> np.ndarray:
+        """The variable as float32, transposed for a layout that stores it the other way round."""
+        value = np.asarray(self.variable.numpy(), "float32")
+        return value.T if transpose else value
+
+    def assign(self, value: np.ndarray, transpose: bool = False) -> None:
+        """Sets the variable from a layout's `value` (stored the other way round: `transpose`)."""
+        value = value.T if transpose else value
+        self.variable.assign(value.astype(self.variable.dtype))
+
 
 def dense_weights(tf1: str, hf: str, layer: keras.layers.Dense) -> list[NamedWeight]:
     """Kernel and bias of a Dense layer: TF1 `<tf1>/kernel`, HF Linear `<hf>.weight` [out, in]."""

@@ -117,9 +117,7 @@ def load_tf1_weights(model: keras.Model, tensors: dict[str, np.ndarray], source:
         ),
     )
     for weight in weights:
-        value = tensors[weight.tf1_name]
-        value = value.T if weight.tf1_transpose else value
-        weight.variable.assign(value.astype(weight.variable.dtype))
+        weight.assign(tensors[weight.tf1_name], weight.tf1_transpose)
 
 
 def load_tf1_checkpoint(model: keras.Model, path: str) -> None:
@@ -132,8 +130,7 @@ def tf1_tensors(model: keras.Model) -> dict[str, np.ndarray]:
     tensors = {}
     for weight in named_weights(model):
         if weight.tf1_name is not None:
-            value = np.asarray(weight.variable.numpy(), "float32")
-            tensors[weight.tf1_name] = value.T if weight.tf1_transpose else value
+            tensors[weight.tf1_name] = weight.value(weight.tf1_transpose)
     return tensors
 
 

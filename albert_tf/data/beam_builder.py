@@ -198,6 +198,12 @@ def _drop_lines(joined: tuple) -> Iterator:
         yield beam.pvalue.TaggedOutput(_STATISTICS, counts)
 
 
+def _kept_and_counted(function) -> beam.PTransform:
+    """`beam.FlatMap(function)` of a dedup step: the keyed documents it keeps as the main output
+    `kept`, the counts of what it dropped as the `_STATISTICS` output."""
+    return beam.FlatMap(function).with_output_types(_PAIR).with_outputs(_STATISTICS, main="kept")
+
+
 def _deduplicate(documents, options: BuilderOptions) -> tuple:
     """Keyed documents -> (kept keyed documents, [counts]); the `Deduplicator`'s semantics."""
     zero = deduplication.zero_counts(options.dedup_documents, options.dedup_lines)
@@ -207,10 +213,7 @@ def _deduplicate(documents, options: BuilderOptions) -> tuple:
             documents
             | "ByText" >> beam.Map(lambda kv: (deduplication.document_key(kv[1]), kv))
             | "GroupText" >> beam.GroupByKey()
-            | "FirstDocument"
-            >> beam.FlatMap(_first_document)
-            .with_output_types(_PAIR)
-            .with_outputs(_STATISTICS, main="kept")
+            | "FirstDocument" >> _kept_and_counted(_first_document)
         )
         documents, counts = kept.kept, [*counts, kept[_STATISTICS]]
     if options.dedup_lines:
@@ -223,10 +226,7 @@ def _deduplicate(documents, options: BuilderOptions) -> tuple:
         kept = (
             {"document": documents, "drop": drops}
             | "JoinDrops" >> beam.CoGroupByKey()
-            | "DropLines"
-            >> beam.FlatMap(_drop_lines)
-            .with_output_types(_PAIR)
-            .with_outputs(_STATISTICS, main="kept")
+            | "DropLines" >> _kept_and_counted(_drop_lines)
         )
         documents, counts = kept.kept, [*counts, kept[_STATISTICS]]
     return documents, counts

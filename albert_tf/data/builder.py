@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from albert_tf.atomic_files import atomic_output_directory
-from albert_tf.config_fields import option
+from albert_tf.config_fields import check_range, fields_from, option
 from albert_tf.data.deduplication import Deduplicator
 from albert_tf.data.documents import (
     DECODE_ERROR_MODES,
@@ -128,27 +128,16 @@ class BuilderOptions:
     def __post_init__(self):
         if (self.output_dir is None) == (self.output_file is None):
             raise ValueError("Set exactly one of output_dir and output_file.")
-        if self.dupe_factor < 1 or self.num_output_shards < 1 or self.parallelism < 1:
-            raise ValueError("dupe_factor, num_output_shards and parallelism must be >= 1.")
+        for name in ("dupe_factor", "num_output_shards", "parallelism"):
+            check_range(name, getattr(self, name), low=1)
         self.instance_options()  # validates
         self.masking_options()
 
     def instance_options(self) -> InstanceOptions:
-        return InstanceOptions(
-            max_seq_length=self.max_seq_length,
-            short_seq_prob=self.short_seq_prob,
-            random_next_sentence=self.random_next_sentence,
-            sop_random_document_fallback=self.sop_random_document_fallback,
-        )
+        return fields_from(InstanceOptions, self)
 
     def masking_options(self) -> MaskingOptions:
-        return MaskingOptions(
-            max_predictions_per_seq=self.max_predictions_per_seq,
-            masked_lm_prob=self.masked_lm_prob,
-            ngram=self.ngram,
-            favor_shorter_ngram=self.favor_shorter_ngram,
-            do_whole_word_mask=self.do_whole_word_mask,
-        )
+        return fields_from(MaskingOptions, self)
 
     def shard_paths(self) -> list[str]:
         if self.output_file is not None:

@@ -31,8 +31,8 @@ batch at once, with static shapes, and which stops as soon as every row has its 
   control or unused pieces apart.
 
 Illustration (not run):
-    mask = dynamic_mask_fn(max_predictions_per_seq=20, masked_lm_prob=0.15, ngram=3,
-                           vocab_size=30000, seed=12345)
+    mask = dynamic_mask_fn(MaskingOptions(max_predictions_per_seq=20), vocab_size=30000,
+                           seed=12345)
     dataset = batches.enumerate().map(mask)   # batches of parsed records + token_boundary
     sorted(next(iter(dataset)))
     ['input_ids', 'input_mask', 'masked_lm_ids', 'masked_lm_positions', ...]
@@ -63,13 +63,9 @@ MaskFn = Callable[[tf.Tensor, dict[str, tf.Tensor]], dict[str, tf.Tensor]]
 
 
 def dynamic_mask_fn(
-    max_predictions_per_seq: int,
-    masked_lm_prob: float,
-    ngram: int,
+    options: MaskingOptions,
     vocab_size: int,
     seed: int | tuple[int, int],
-    favor_shorter_ngram: bool = True,
-    do_whole_word_mask: bool = True,
     first_normal_id: int = FIRST_NORMAL_ID,
     normal_piece_ids: Sequence[int] | None = None,
 ) -> MaskFn:
@@ -82,28 +78,19 @@ def dynamic_mask_fn(
     `token_boundary` is dropped. Outputs keep the input dtypes and static shapes.
 
     Args:
-      max_predictions_per_seq: P, the length of the masked_lm_* features.
-      masked_lm_prob: share of real pieces to mask (before the cap P).
-      ngram: longest n-gram, in words.
+      options: the offline builder's masking options (`max_predictions_per_seq` is P, the
+        length of the masked_lm_* features; `masked_lm_prob`, `ngram`, `favor_shorter_ngram`,
+        `do_whole_word_mask` as there).
       vocab_size: random replacements are < vocab_size.
       seed: an int, or a pair (e.g. (seed, input pipeline id)).
-      favor_shorter_ngram: p(n) proportional to 1/n; uniform otherwise.
-      do_whole_word_mask: False makes every piece its own word.
       first_normal_id: random replacements are >= this id.
       normal_piece_ids: if given, random replacements are drawn from these ids instead.
 
     Illustration (not run):
-      fn = dynamic_mask_fn(4, 0.15, 3, vocab_size=64, seed=1)
+      fn = dynamic_mask_fn(MaskingOptions(max_predictions_per_seq=4), vocab_size=64, seed=1)
       fn(tf.constant(0, tf.int64), features)["masked_lm_positions"].shape
       TensorShape([4])
     """
-    options = MaskingOptions(
-        max_predictions_per_seq=max_predictions_per_seq,
-        masked_lm_prob=masked_lm_prob,
-        ngram=ngram,
-        favor_shorter_ngram=favor_shorter_ngram,
-        do_whole_word_mask=do_whole_word_mask,
-    )
     replacement_ids = _replacement_ids(vocab_size, first_normal_id, normal_piece_ids)
     base_seed = (seed, 0) if isinstance(seed, (int, np.integer)) else tuple(seed)
     if len(base_seed) != 2:

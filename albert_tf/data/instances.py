@@ -37,8 +37,8 @@ import random
 
 import numpy as np
 
+from albert_tf.config_fields import check_range
 from albert_tf.data.tokenized_documents import TokenizedDocuments
-from albert_tf.errors import UserError
 from albert_tf.tokenization.truncation import longest_first_lengths
 
 
@@ -57,10 +57,8 @@ class InstanceOptions:
     sop_random_document_fallback: bool = False
 
     def __post_init__(self):
-        if self.max_seq_length < 5:
-            raise UserError(f"max_seq_length must be >= 5, got {self.max_seq_length}.")
-        if not 0.0 <= self.short_seq_prob <= 1.0:
-            raise UserError(f"short_seq_prob must be in [0, 1], got {self.short_seq_prob}.")
+        check_range("max_seq_length", self.max_seq_length, low=5)
+        check_range("short_seq_prob", self.short_seq_prob, 0.0, 1.0, high_open=False)
 
     @property
     def max_num_tokens(self) -> int:

@@ -34,7 +34,7 @@ import dataclasses
 
 import numpy as np
 
-from albert_tf.errors import UserError
+from albert_tf.config_fields import check_range
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,12 +53,9 @@ class MaskingOptions:
     do_whole_word_mask: bool = True
 
     def __post_init__(self):
-        if self.ngram < 1:
-            raise UserError(f"ngram must be >= 1, got {self.ngram}.")
-        if self.max_predictions_per_seq < 1:
-            raise UserError("max_predictions_per_seq must be >= 1.")
-        if not 0.0 <= self.masked_lm_prob <= 1.0:
-            raise UserError(f"masked_lm_prob must be in [0, 1], got {self.masked_lm_prob}.")
+        check_range("ngram", self.ngram, low=1)
+        check_range("max_predictions_per_seq", self.max_predictions_per_seq, low=1)
+        check_range("masked_lm_prob", self.masked_lm_prob, 0.0, 1.0, high_open=False)
 
     def ngram_probabilities(self) -> np.ndarray:
         """p(n) for n = 1..ngram."""

@@ -211,15 +211,7 @@ def _dynamic_mask(
             f"({options.max_predictions_per_seq}) != max_predictions_per_seq "
             f"({max_predictions_per_seq})."
         )
-    return dynamic_mask_fn(
-        max_predictions_per_seq,
-        options.masked_lm_prob,
-        options.ngram,
-        vocab_size,
-        seed=(seed, pipeline_id),
-        favor_shorter_ngram=options.favor_shorter_ngram,
-        do_whole_word_mask=options.do_whole_word_mask,
-    )
+    return dynamic_mask_fn(options, vocab_size, seed=(seed, pipeline_id))
 
 
 def _parse_batch(

@@ -70,21 +70,25 @@ def _output_function(model: AlbertPretrainer):
     return outputs
 
 
-def collect_outputs(
-    model: AlbertPretrainer, pattern: str, scale: ExperimentScale, num_records: int
-) -> dict[str, np.ndarray]:
-    """The model's outputs on the first `num_records` records of `pattern` (file order)."""
-    dataset = pretrain_dataset(
+def _eval_dataset(pattern: str, scale: ExperimentScale) -> tf.data.Dataset:
+    """The records of `pattern` in file order, in batches of `EVAL_BATCH_SIZE`."""
+    return pretrain_dataset(
         pattern,
         global_batch_size=EVAL_BATCH_SIZE,
         max_seq_length=scale.max_seq_length,
         max_predictions_per_seq=scale.max_predictions_per_seq,
         is_training=False,
     )
+
+
+def collect_outputs(
+    model: AlbertPretrainer, pattern: str, scale: ExperimentScale, num_records: int
+) -> dict[str, np.ndarray]:
+    """The model's outputs on the first `num_records` records of `pattern` (file order)."""
     batches: dict[str, list[np.ndarray]] = {}
     seen = 0
     output_function = _output_function(model)
-    for features in dataset:
+    for features in _eval_dataset(pattern, scale):
         outputs = {name: value.numpy() for name, value in output_function(features).items()}
         outputs["labels"] = features["next_sentence_labels"].numpy().reshape(-1)
         outputs["mlm_weights"] = features["masked_lm_weights"].numpy()
@@ -158,15 +162,8 @@ def majority_baselines(eval_patterns: dict[str, str], scale: ExperimentScale) ->
     records `evaluate_model` scores: the chance level the sentence columns compare with."""
     baselines = {}
     for objective, pattern in eval_patterns.items():
-        dataset = pretrain_dataset(
-            pattern,
-            global_batch_size=EVAL_BATCH_SIZE,
-            max_seq_length=scale.max_seq_length,
-            max_predictions_per_seq=scale.max_predictions_per_seq,
-            is_training=False,
-        )
         labels = []
-        for features in dataset:
+        for features in _eval_dataset(pattern, scale):
             labels.append(features["next_sentence_labels"].numpy().reshape(-1))
             if sum(map(len, labels)) >= scale.probe_records + scale.eval_records:
                 break

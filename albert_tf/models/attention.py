@@ -7,9 +7,10 @@ import math
 import keras
 from keras import ops
 
-from albert_tf.config import LAYER_NORM_EPSILON
+from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.models.forms import layer_norm_of_sum, scaled_masked_softmax
 from albert_tf.models.positions import gather_positions
+from albert_tf.models.sub_layers import dense, layer_norm
 
 # Added to the scores of padded keys, as in BERT/ALBERT. Applied in float32, so
 # it is safe under float16 and bfloat16 compute dtypes.
@@ -23,7 +24,7 @@ def attention_mask_adder(input_mask) -> keras.KerasTensor:
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertAttention(keras.layers.Layer):
+class AlbertAttention(ArgumentsConfig, keras.layers.Layer):
     """Self-attention, output projection, dropout, residual and LayerNorm.
 
     Variables (kernels are [in, out], matching the original checkpoints):
@@ -70,26 +71,17 @@ class AlbertAttention(keras.layers.Layer):
         self.initializer_range = initializer_range
         self.head_size = hidden_size // num_attention_heads
 
-        def dense(name: str) -> keras.layers.Dense:
-            return keras.layers.Dense(
-                hidden_size,
-                kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
-                dtype=self.dtype_policy,
-                name=name,
-            )
-
-        self.query = dense("query")
-        self.key = dense("key")
-        self.value = dense("value")
-        self.output_dense = dense("output_dense")
-        self.layer_norm = keras.layers.LayerNormalization(
-            epsilon=LAYER_NORM_EPSILON, dtype=self.dtype_policy, name="layer_norm"
-        )
+        dtype = self.dtype_policy
+        self.query = dense(hidden_size, initializer_range, dtype, "query")
+        self.key = dense(hidden_size, initializer_range, dtype, "key")
+        self.value = dense(hidden_size, initializer_range, dtype, "value")
+        self.output_dense = dense(hidden_size, initializer_range, dtype, "output_dense")
+        self.layer_norm = layer_norm(dtype)
         self.probs_dropout = keras.layers.Dropout(
-            attention_probs_dropout_prob, dtype=self.dtype_policy, name="probs_dropout"
+            attention_probs_dropout_prob, dtype=dtype, name="probs_dropout"
         )
         self.output_dropout = keras.layers.Dropout(
-            hidden_dropout_prob, dtype=self.dtype_policy, name="output_dropout"
+            hidden_dropout_prob, dtype=dtype, name="output_dropout"
         )
 
     def build(self, hidden_states_shape, input_mask_shape=None):
@@ -190,14 +182,3 @@ class AlbertAttention(keras.layers.Layer):
         if query_positions_shape is not None:
             return (*query_positions_shape, hidden_states_shape[-1])
         return hidden_states_shape
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        config.update(
-            hidden_size=self.hidden_size,
-            num_attention_heads=self.num_attention_heads,
-            attention_probs_dropout_prob=self.attention_probs_dropout_prob,
-            hidden_dropout_prob=self.hidden_dropout_prob,
-            initializer_range=self.initializer_range,
-        )
-        return config

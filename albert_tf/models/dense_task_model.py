@@ -21,6 +21,7 @@ import keras
 import tensorflow as tf
 
 from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
+from albert_tf.models.sub_layers import dense
 
 # Logit of a padded option: far below any real score, finite so an all-padded row stays NaN-free.
 PADDED_OPTION_LOGIT = -1e9
@@ -110,10 +111,7 @@ class DenseTaskModel(keras.Model):
         dropout = None
         if dropout_rate is not None:
             dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name=dropout_name)
-        initializer = keras.initializers.TruncatedNormal(stddev=encoder.config.initializer_range)
-        head = keras.layers.Dense(
-            units, kernel_initializer=initializer, dtype=dtype, name=head_name
-        )
+        head = dense(units, encoder.config.initializer_range, dtype, head_name)
         flatten = _FlattenOptions(name="flatten_options") if options else None
         option_logits = _OptionLogits(name="option_logits") if options else None
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from albert_tf.config import LAYER_NORM_EPSILON
+from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.models.sub_layers import dense, layer_norm, truncated_normal
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertEmbeddings(keras.layers.Layer):
+class AlbertEmbeddings(ArgumentsConfig, keras.layers.Layer):
     """Sums word, position and token-type embeddings of size E, then projects E -> H.
 
     The sum is layer-normalized and dropped out as in BERT; ALBERT's factorization
@@ -59,33 +60,27 @@ class AlbertEmbeddings(keras.layers.Layer):
             embedding_size != hidden_size if use_projection is None else use_projection
         )
 
+        dtype = self.dtype_policy
+
         def table(rows: int, name: str) -> keras.layers.Embedding:
             return keras.layers.Embedding(
                 rows,
                 embedding_size,
-                embeddings_initializer=self._initializer(),
-                dtype=self.dtype_policy,
+                embeddings_initializer=truncated_normal(initializer_range),
+                dtype=dtype,
                 name=name,
             )
 
         self.word_embeddings = table(vocab_size, "word_embeddings")
         self.position_embeddings = table(max_position_embeddings, "position_embeddings")
         self.token_type_embeddings = table(type_vocab_size, "token_type_embeddings")
-        self.layer_norm = keras.layers.LayerNormalization(
-            epsilon=LAYER_NORM_EPSILON, dtype=self.dtype_policy, name="layer_norm"
-        )
-        self.dropout = keras.layers.Dropout(dropout_rate, dtype=self.dtype_policy, name="dropout")
+        self.layer_norm = layer_norm(dtype)
+        self.dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name="dropout")
         self.projection = None
         if self.use_projection:
-            self.projection = keras.layers.Dense(
-                hidden_size,
-                kernel_initializer=self._initializer(),
-                dtype=self.dtype_policy,
-                name="embedding_hidden_mapping_in",
+            self.projection = dense(
+                hidden_size, initializer_range, dtype, "embedding_hidden_mapping_in"
             )
-
-    def _initializer(self) -> keras.initializers.Initializer:
-        return keras.initializers.TruncatedNormal(stddev=self.initializer_range)
 
     def build(self, input_word_ids_shape, input_type_ids_shape=None):
         for table in (self.word_embeddings, self.position_embeddings, self.token_type_embeddings):
@@ -117,17 +112,3 @@ class AlbertEmbeddings(keras.layers.Layer):
 
     def compute_output_shape(self, input_word_ids_shape, input_type_ids_shape=None):
         return (*input_word_ids_shape, self.hidden_size)
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        config.update(
-            vocab_size=self.vocab_size,
-            embedding_size=self.embedding_size,
-            hidden_size=self.hidden_size,
-            max_position_embeddings=self.max_position_embeddings,
-            type_vocab_size=self.type_vocab_size,
-            dropout_rate=self.dropout_rate,
-            initializer_range=self.initializer_range,
-            use_projection=self.use_projection,
-        )
-        return config

@@ -12,6 +12,7 @@ from albert_tf.models import forms
 from albert_tf.models.attention import AlbertAttention
 from albert_tf.models.embeddings import AlbertEmbeddings
 from albert_tf.models.feed_forward import AlbertFeedForward
+from albert_tf.models.sub_layers import dense
 from albert_tf.models.transformer_block import AlbertTransformerBlock
 
 INPUT_NAMES = ("input_word_ids", "input_mask", "input_type_ids")
@@ -94,12 +95,8 @@ class AlbertEncoder(keras.Model):
             name="embeddings",
         )
         layer_blocks = _make_layer_blocks(config, dtype)
-        pooler = keras.layers.Dense(
-            config.hidden_size,
-            activation="tanh",
-            kernel_initializer=keras.initializers.TruncatedNormal(stddev=config.initializer_range),
-            dtype=dtype,
-            name="pooler",
+        pooler = dense(
+            config.hidden_size, config.initializer_range, dtype, "pooler", activation="tanh"
         )
 
         # === Functional graph ===
@@ -207,67 +204,53 @@ class AlbertEncoder(keras.Model):
 
 
 def _make_layer_blocks(config: AlbertConfig, dtype: Any) -> list[list[AlbertTransformerBlock]]:
-    """Blocks per (layer, inner position); shared objects repeat as `sharing` says."""
-    sub_layer_args = dict(
-        hidden_dropout_prob=config.hidden_dropout_prob,
-        initializer_range=config.initializer_range,
-        dtype=dtype,
-    )
+    """Blocks per (layer, inner position); shared objects repeat as `sharing` says.
+
+    The first block of each (group, inner position) makes its own sub-layers; the later layers of
+    the group apply that block (`all_shared`), or blocks of their own that take its attention
+    (`shared_attention`), its FFN (`shared_ffn`) or nothing (`not_shared`).
+    """
     block_args = dict(
         hidden_size=config.hidden_size,
         num_attention_heads=config.num_attention_heads,
         intermediate_size=config.intermediate_size,
         hidden_act=config.hidden_act,
+        hidden_dropout_prob=config.hidden_dropout_prob,
         attention_probs_dropout_prob=config.attention_probs_dropout_prob,
-        **sub_layer_args,
+        initializer_range=config.initializer_range,
+        dtype=dtype,
     )
-    shared_blocks: dict[tuple[int, int], AlbertTransformerBlock] = {}
-    shared_attention: dict[tuple[int, int], AlbertAttention] = {}
-    shared_ffn: dict[tuple[int, int], AlbertFeedForward] = {}
+    first_blocks: dict[tuple[int, int], AlbertTransformerBlock] = {}
     layer_blocks = []
     for layer in range(config.num_hidden_layers):
         group = config.group_of_layer(layer)
         row = []
         for inner in range(config.inner_group_num):
-            key = (group, inner)
-            if config.sharing == "all_shared":
-                if key not in shared_blocks:
-                    shared_blocks[key] = AlbertTransformerBlock(
-                        **block_args, name=f"group_{group}_inner_group_{inner}"
-                    )
-                row.append(shared_blocks[key])
+            first = first_blocks.get((group, inner))
+            if first is not None and config.sharing == "all_shared":
+                row.append(first)
                 continue
-            attention = ffn = None
-            if config.sharing == "shared_attention":
-                if key not in shared_attention:
-                    shared_attention[key] = AlbertAttention(
-                        config.hidden_size,
-                        config.num_attention_heads,
-                        attention_probs_dropout_prob=config.attention_probs_dropout_prob,
-                        name="attention",
-                        **sub_layer_args,
-                    )
-                attention = shared_attention[key]
-            elif config.sharing == "shared_ffn":
-                if key not in shared_ffn:
-                    shared_ffn[key] = AlbertFeedForward(
-                        config.hidden_size,
-                        config.intermediate_size,
-                        hidden_act=config.hidden_act,
-                        name="ffn",
-                        **sub_layer_args,
-                    )
-                ffn = shared_ffn[key]
-            row.append(
-                AlbertTransformerBlock(
-                    **block_args,
-                    attention_layer=attention,
-                    feed_forward_layer=ffn,
-                    name=f"layer_{layer}_inner_group_{inner}",
-                )
+            scope = f"group_{group}" if config.sharing == "all_shared" else f"layer_{layer}"
+            block = AlbertTransformerBlock(
+                **block_args,
+                **_shared_sub_layers(config.sharing, first),
+                name=f"{scope}_inner_group_{inner}",
             )
+            first_blocks.setdefault((group, inner), block)
+            row.append(block)
         layer_blocks.append(row)
     return layer_blocks
+
+
+def _shared_sub_layers(
+    sharing: str, first: AlbertTransformerBlock | None
+) -> dict[str, AlbertAttention | AlbertFeedForward]:
+    """The sub-layers a block takes from its group's `first` block (none: it makes its own)."""
+    if first is not None and sharing == "shared_attention":
+        return {"attention_layer": first.attention}
+    if first is not None and sharing == "shared_ffn":
+        return {"feed_forward_layer": first.ffn}
+    return {}
 
 
 def _in_order(layer_blocks: list[list[AlbertTransformerBlock]]) -> list[AlbertTransformerBlock]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from albert_tf.config import LAYER_NORM_EPSILON
+from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.models.activations import activation_math
 from albert_tf.models.forms import bias_activation, layer_norm_of_sum
+from albert_tf.models.sub_layers import dense, layer_norm
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertFeedForward(keras.layers.Layer):
+class AlbertFeedForward(ArgumentsConfig, keras.layers.Layer):
     """Dense H -> I, activation, Dense I -> H, dropout, residual and LayerNorm.
 
     Variables (kernels are [in, out]):
@@ -43,21 +44,12 @@ class AlbertFeedForward(keras.layers.Layer):
         self.initializer_range = initializer_range
         activation_math(hidden_act)  # Fails early on an unknown name.
 
-        def dense(units: int, name: str) -> keras.layers.Dense:
-            return keras.layers.Dense(
-                units,
-                kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
-                dtype=self.dtype_policy,
-                name=name,
-            )
-
-        self.intermediate = dense(intermediate_size, "intermediate")
-        self.output_dense = dense(hidden_size, "output_dense")
-        self.layer_norm = keras.layers.LayerNormalization(
-            epsilon=LAYER_NORM_EPSILON, dtype=self.dtype_policy, name="layer_norm"
-        )
+        dtype = self.dtype_policy
+        self.intermediate = dense(intermediate_size, initializer_range, dtype, "intermediate")
+        self.output_dense = dense(hidden_size, initializer_range, dtype, "output_dense")
+        self.layer_norm = layer_norm(dtype)
         self.output_dropout = keras.layers.Dropout(
-            hidden_dropout_prob, dtype=self.dtype_policy, name="output_dropout"
+            hidden_dropout_prob, dtype=dtype, name="output_dropout"
         )
 
     def build(self, hidden_states_shape):
@@ -79,14 +71,3 @@ class AlbertFeedForward(keras.layers.Layer):
 
     def compute_output_shape(self, hidden_states_shape):
         return hidden_states_shape
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        config.update(
-            hidden_size=self.hidden_size,
-            intermediate_size=self.intermediate_size,
-            hidden_act=self.hidden_act,
-            hidden_dropout_prob=self.hidden_dropout_prob,
-            initializer_range=self.initializer_range,
-        )
-        return config

@@ -5,13 +5,14 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from albert_tf.config import LAYER_NORM_EPSILON
+from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.models.forms import get_activation
 from albert_tf.models.positions import gather_positions
+from albert_tf.models.sub_layers import dense, layer_norm
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertMaskedLMHead(keras.layers.Layer):
+class AlbertMaskedLMHead(ArgumentsConfig, keras.layers.Layer):
     """Gather, Dense H -> E with activation, LayerNorm, then x @ word_embeddings^T + bias.
 
     The output projection is the encoder's word embedding variable itself
@@ -34,6 +35,8 @@ class AlbertMaskedLMHead(keras.layers.Layer):
     ((2, 3, 100), 'float32')
     """
 
+    config_excludes = ("token_embedding",)  # A reference: the owner passes it again.
+
     def __init__(
         self,
         vocab_size: int,
@@ -52,15 +55,8 @@ class AlbertMaskedLMHead(keras.layers.Layer):
         self.initializer_range = initializer_range
         self.token_embedding = token_embedding
         self.activation = get_activation(hidden_act)
-        self.dense = keras.layers.Dense(
-            embedding_size,
-            kernel_initializer=keras.initializers.TruncatedNormal(stddev=initializer_range),
-            dtype=self.dtype_policy,
-            name="dense",
-        )
-        self.layer_norm = keras.layers.LayerNormalization(
-            epsilon=LAYER_NORM_EPSILON, dtype=self.dtype_policy, name="layer_norm"
-        )
+        self.dense = dense(embedding_size, initializer_range, self.dtype_policy, "dense")
+        self.layer_norm = layer_norm(self.dtype_policy)
 
     def build(self, sequence_output_shape, masked_positions_shape=None):
         self.dense.build((None, None, sequence_output_shape[-1]))
@@ -92,13 +88,3 @@ class AlbertMaskedLMHead(keras.layers.Layer):
         if masked_positions_shape is None:
             return (*sequence_output_shape[:-1], self.vocab_size)
         return (*masked_positions_shape, self.vocab_size)
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        config.update(
-            vocab_size=self.vocab_size,
-            embedding_size=self.embedding_size,
-            hidden_act=self.hidden_act,
-            initializer_range=self.initializer_range,
-        )
-        return config

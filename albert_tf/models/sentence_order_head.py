@@ -5,9 +5,12 @@ from __future__ import annotations
 import keras
 from keras import ops
 
+from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.models.sub_layers import truncated_normal
+
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertSentenceOrderHead(keras.layers.Layer):
+class AlbertSentenceOrderHead(ArgumentsConfig, keras.layers.Layer):
     """logits = pooled @ output_weights^T + output_bias, in float32.
 
     Variables: `output_weights` [num_classes, H] (stored [out, in] like the
@@ -29,7 +32,7 @@ class AlbertSentenceOrderHead(keras.layers.Layer):
     def build(self, pooled_output_shape):
         self.output_weights = self.add_weight(
             shape=(self.num_classes, pooled_output_shape[-1]),
-            initializer=keras.initializers.TruncatedNormal(stddev=self.initializer_range),
+            initializer=truncated_normal(self.initializer_range),
             name="output_weights",
         )
         self.output_bias = self.add_weight(
@@ -44,8 +47,3 @@ class AlbertSentenceOrderHead(keras.layers.Layer):
 
     def compute_output_shape(self, pooled_output_shape):
         return (*pooled_output_shape[:-1], self.num_classes)
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        config.update(num_classes=self.num_classes, initializer_range=self.initializer_range)
-        return config

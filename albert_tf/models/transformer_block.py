@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import keras
 
+from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.models.attention import AlbertAttention
 from albert_tf.models.feed_forward import AlbertFeedForward
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertTransformerBlock(keras.layers.Layer):
+class AlbertTransformerBlock(ArgumentsConfig, keras.layers.Layer):
     """`ffn(attention(x, mask))`, the original `group_G/inner_group_I` block.
 
     Sub-layers: `.attention` (`AlbertAttention`) and `.ffn` (`AlbertFeedForward`).
@@ -28,6 +29,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
     ([B, Q, H]; keys and values still cover the whole sequence). `input_projection` (a Dense
     E -> H) takes [B, T, E] embeddings in place of `hidden_states` (see `AlbertAttention`).
     """
+
+    config_excludes = ("attention_layer", "feed_forward_layer")  # See get_config.
 
     def __init__(
         self,
@@ -58,23 +61,20 @@ class AlbertTransformerBlock(keras.layers.Layer):
             attention_layer = keras.saving.deserialize_keras_object(attention_layer)
         if isinstance(feed_forward_layer, dict):
             feed_forward_layer = keras.saving.deserialize_keras_object(feed_forward_layer)
+        common = dict(
+            hidden_dropout_prob=hidden_dropout_prob,
+            initializer_range=initializer_range,
+            dtype=self.dtype_policy,
+        )
         self.attention = attention_layer or AlbertAttention(
             hidden_size,
             num_attention_heads,
             attention_probs_dropout_prob=attention_probs_dropout_prob,
-            hidden_dropout_prob=hidden_dropout_prob,
-            initializer_range=initializer_range,
-            dtype=self.dtype_policy,
             name="attention",
+            **common,
         )
         self.ffn = feed_forward_layer or AlbertFeedForward(
-            hidden_size,
-            intermediate_size,
-            hidden_act=hidden_act,
-            hidden_dropout_prob=hidden_dropout_prob,
-            initializer_range=initializer_range,
-            dtype=self.dtype_policy,
-            name="ffn",
+            hidden_size, intermediate_size, hidden_act=hidden_act, name="ffn", **common
         )
 
     def build(self, hidden_states_shape, input_mask_shape=None):
@@ -111,14 +111,8 @@ class AlbertTransformerBlock(keras.layers.Layer):
 
     def get_config(self) -> dict:
         config = super().get_config()
+        # Only injected (shared) sub-layers are saved; the block makes its own otherwise.
         config.update(
-            hidden_size=self.hidden_size,
-            num_attention_heads=self.num_attention_heads,
-            intermediate_size=self.intermediate_size,
-            hidden_act=self.hidden_act,
-            hidden_dropout_prob=self.hidden_dropout_prob,
-            attention_probs_dropout_prob=self.attention_probs_dropout_prob,
-            initializer_range=self.initializer_range,
             attention_layer=(
                 keras.saving.serialize_keras_object(self.attention)
                 if self._injected_attention

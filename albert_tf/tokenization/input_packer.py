@@ -12,12 +12,13 @@ from __future__ import annotations
 import keras
 import tensorflow as tf
 
+from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.text_packing import pack_segments
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertInputPacker(keras.layers.Layer):
+class AlbertInputPacker(ArgumentsConfig, keras.layers.Layer):
     """Packs ragged ids `[N, None]` (one or two segments) into `[N, seq_length]` features.
 
     Args:
@@ -71,14 +72,3 @@ class AlbertInputPacker(keras.layers.Layer):
         first = segments[0] if isinstance(segments, (list, tuple)) else segments
         spec = keras.KerasTensor((first.shape[0], self.seq_length), dtype="int32")
         return {"input_word_ids": spec, "input_mask": spec, "input_type_ids": spec}
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        config.update(
-            {
-                "seq_length": self.seq_length,
-                "cls_id": self.cls_id,
-                "sep_id": self.sep_id,
-            }
-        )
-        return config

@@ -13,12 +13,17 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.tokenization.input_packer import AlbertInputPacker
-from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer, as_string_tensor
+from albert_tf.tokenization.text_tokenizer_layer import (
+    AlbertTextTokenizer,
+    as_string_tensor,
+    as_text_tokenizer,
+)
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertTextFeatures(keras.layers.Layer):
+class AlbertTextFeatures(ArgumentsConfig, keras.layers.Layer):
     """`tf.string` [N] (or a pair of them) -> int32 `[N, seq_length]` feature dict.
 
     Args:
@@ -47,17 +52,9 @@ class AlbertTextFeatures(keras.layers.Layer):
         kwargs.setdefault("dtype", "int32")
         kwargs["trainable"] = False
         super().__init__(**kwargs)
-        if isinstance(tokenizer, dict):
-            tokenizer = keras.saving.deserialize_keras_object(tokenizer)
-        elif isinstance(tokenizer, (str, os.PathLike)):
-            tokenizer = AlbertTextTokenizer(proto=os.fspath(tokenizer), do_lower_case=do_lower_case)
-        if not isinstance(tokenizer, AlbertTextTokenizer):
-            raise TypeError(
-                f"tokenizer must be an AlbertTextTokenizer or a .model path, got {tokenizer!r}."
-            )
-        self.tokenizer = tokenizer
+        self.tokenizer = as_text_tokenizer(tokenizer, do_lower_case)
         self.seq_length = seq_length
-        self.do_lower_case = tokenizer.do_lower_case
+        self.do_lower_case = self.tokenizer.do_lower_case
         self.packer = AlbertInputPacker(seq_length, name="packer")
 
     @property
@@ -80,14 +77,3 @@ class AlbertTextFeatures(keras.layers.Layer):
         first = texts[0] if isinstance(texts, (list, tuple)) else texts
         spec = keras.KerasTensor((first.shape[0], self.seq_length), dtype="int32")
         return {"input_word_ids": spec, "input_mask": spec, "input_type_ids": spec}
-
-    def get_config(self) -> dict[str, Any]:
-        config = super().get_config()
-        config.update(
-            {
-                "tokenizer": keras.saving.serialize_keras_object(self.tokenizer),
-                "seq_length": self.seq_length,
-                "do_lower_case": self.do_lower_case,
-            }
-        )
-        return config

@@ -19,6 +19,7 @@ Example:
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import keras
 import tensorflow as tf
@@ -142,3 +143,20 @@ class AlbertTextTokenizer(keras.layers.Layer):
 
     def load_assets(self, dir_path: str) -> None:
         self.set_proto(os.path.join(dir_path, _ASSET_FILE))
+
+
+def as_text_tokenizer(
+    tokenizer: AlbertTextTokenizer | str | os.PathLike | dict[str, Any], do_lower_case: bool = True
+) -> AlbertTextTokenizer:
+    """`tokenizer` as the layer the text featurizers hold: a SentencePiece `.model` path is
+    loaded (lowercasing as `do_lower_case` says), a serialized layer (its `get_config`, as a
+    featurizer's config holds it) deserialized, a layer kept."""
+    if isinstance(tokenizer, dict):
+        tokenizer = keras.saving.deserialize_keras_object(tokenizer)
+    elif isinstance(tokenizer, (str, os.PathLike)):
+        tokenizer = AlbertTextTokenizer(proto=os.fspath(tokenizer), do_lower_case=do_lower_case)
+    if not isinstance(tokenizer, AlbertTextTokenizer):
+        raise TypeError(
+            f"tokenizer must be an AlbertTextTokenizer or a .model path, got {tokenizer!r}."
+        )
+    return tokenizer

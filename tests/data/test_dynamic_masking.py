@@ -21,6 +21,7 @@ from albert_tf.data.pretrain_input import check_records, pretrain_dataset
 from albert_tf.data.records import serialize_examples
 
 SEQ, PRED, VOCAB = 32, 6, 100
+OPTIONS = MaskingOptions(max_predictions_per_seq=PRED, masked_lm_prob=0.15, ngram=3)
 
 
 def _records(
@@ -93,7 +94,7 @@ def records():
 
 @pytest.fixture(scope="module")
 def masked(records):
-    mask = dynamic_mask_fn(PRED, 0.15, 3, VOCAB, seed=7)
+    mask = dynamic_mask_fn(OPTIONS, VOCAB, seed=7)
     output = mask(tf.constant(0, tf.int64), _tensors(records))
     return {name: value.numpy() for name, value in output.items()}
 
@@ -158,9 +159,7 @@ def test_words_are_masked_whole_and_other_pieces_are_untouched(records, masked):
 
 def test_replacements_are_80_mask_10_kept_10_random_normal_pieces():
     records = _records(2000, seed=1)
-    output = dynamic_mask_fn(PRED, 0.15, 3, VOCAB, seed=3)(
-        tf.constant(5, tf.int64), _tensors(records)
-    )
+    output = dynamic_mask_fn(OPTIONS, VOCAB, seed=3)(tf.constant(5, tf.int64), _tensors(records))
     real = output["masked_lm_weights"].numpy() > 0
     positions = output["masked_lm_positions"].numpy()
     new_ids = np.take_along_axis(output["input_ids"].numpy(), positions, axis=1)[real]
@@ -193,7 +192,7 @@ def test_same_random_process_as_the_offline_builder():
         features, options, CLS_ID, SEP_ID, MASK_ID, np.arange(5, VOCAB), np.random.default_rng(0)
     )
     empty = np.zeros((num_rows, PRED), np.int64)
-    dynamic = dynamic_mask_fn(PRED, 0.25, 3, VOCAB, seed=1)(
+    dynamic = dynamic_mask_fn(options, VOCAB, seed=1)(
         tf.constant(0, tf.int64),
         _tensors(
             dict(
@@ -220,7 +219,7 @@ def test_reproducible_from_seed_and_index(records):
     features = _tensors(records)
 
     def positions(seed, index):
-        mask = dynamic_mask_fn(PRED, 0.15, 3, VOCAB, seed=seed)
+        mask = dynamic_mask_fn(OPTIONS, VOCAB, seed=seed)
         return mask(tf.constant(index, tf.int64), features)["masked_lm_positions"].numpy()
 
     np.testing.assert_array_equal(positions(1, 4), positions(1, 4))
@@ -233,7 +232,7 @@ def test_single_records_in_an_unbatched_pipeline(records):
     dataset = (
         tf.data.Dataset.from_tensor_slices(features)
         .enumerate()
-        .map(dynamic_mask_fn(PRED, 0.15, 3, VOCAB, seed=1))
+        .map(dynamic_mask_fn(OPTIONS, VOCAB, seed=1))
     )
     assert dataset.element_spec["input_ids"].shape == (SEQ,)
     assert dataset.element_spec["masked_lm_positions"].shape == (PRED,)
@@ -245,11 +244,11 @@ def test_single_records_in_an_unbatched_pipeline(records):
 
 def test_bad_arguments_are_reported(records):
     with pytest.raises(ValueError, match="first_normal_id 5 must be in"):
-        dynamic_mask_fn(PRED, 0.15, 3, vocab_size=5, seed=1)
+        dynamic_mask_fn(OPTIONS, vocab_size=5, seed=1)
     features = _tensors(records)
     del features["token_boundary"]
     with pytest.raises(ValueError, match="needs the features \\['token_boundary'\\]"):
-        dynamic_mask_fn(PRED, 0.15, 3, VOCAB, seed=1)(tf.constant(0, tf.int64), features)
+        dynamic_mask_fn(OPTIONS, VOCAB, seed=1)(tf.constant(0, tf.int64), features)
 
 
 # -- in pretrain_dataset ---------------------------------------------------------------

@@ -18,8 +18,9 @@ import keras
 import tensorflow as tf
 
 from albert_tf.finetune.multiple_choice.encoding import BLANK
+from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
-from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer, as_text_tokenizer
 
 
 def fill_blanks(question: tf.Tensor, options: tf.Tensor, blank_per_underscore: bool) -> tf.Tensor:
@@ -56,7 +57,7 @@ def _constant(value: int, rows: tf.Tensor, length: tf.Tensor) -> tf.RaggedTensor
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class ChoiceFeatures(keras.layers.Layer):
+class ChoiceFeatures(ArgumentsConfig, keras.layers.Layer):
     """`(context [B], question [B], options [B, N])` strings -> int32 `[B, N, L]` features.
 
     Args:
@@ -91,14 +92,10 @@ class ChoiceFeatures(keras.layers.Layer):
                 f"max_qa_length must be in [1, seq_length - 3 = {seq_length - 3}], "
                 f"got {max_qa_length}."
             )
-        if isinstance(tokenizer, dict):
-            tokenizer = keras.saving.deserialize_keras_object(tokenizer)
-        elif isinstance(tokenizer, (str, os.PathLike)):
-            tokenizer = AlbertTextTokenizer(proto=os.fspath(tokenizer), do_lower_case=do_lower_case)
-        self.tokenizer = tokenizer
+        self.tokenizer = as_text_tokenizer(tokenizer, do_lower_case)
         self.seq_length = seq_length
         self.max_qa_length = max_qa_length
-        self.do_lower_case = tokenizer.do_lower_case
+        self.do_lower_case = self.tokenizer.do_lower_case
         self.blank_per_underscore = blank_per_underscore
 
     def call(self, inputs):
@@ -144,16 +141,3 @@ class ChoiceFeatures(keras.layers.Layer):
         options = inputs[2]
         spec = keras.KerasTensor((options.shape[0], options.shape[1], self.seq_length), "int32")
         return {"input_word_ids": spec, "input_mask": spec, "input_type_ids": spec}
-
-    def get_config(self) -> dict[str, Any]:
-        config = super().get_config()
-        config.update(
-            {
-                "tokenizer": keras.saving.serialize_keras_object(self.tokenizer),
-                "seq_length": self.seq_length,
-                "max_qa_length": self.max_qa_length,
-                "do_lower_case": self.do_lower_case,
-                "blank_per_underscore": self.blank_per_underscore,
-            }
-        )
-        return config
