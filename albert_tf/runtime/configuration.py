@@ -32,7 +32,7 @@ from albert_tf.runtime.probe_cache import cached_probe
 
 RUNTIME_FILE = "runtime.json"
 # Part of every cached probe's key: bump it when a probe measures something else.
-PROBE_VERSION = 1
+PROBE_VERSION = 2
 
 _log = logging.getLogger(__name__)
 
@@ -98,6 +98,13 @@ FORMS = (
         on_accelerators=True,
         probe=lambda: probes.time_frozen_serving(_serving_dtypes()),
         combine=all,
+    ),
+    # Last: it compiles whichever serving form was chosen above, and is timed against it.
+    Form(
+        "compiled_serving",
+        on_accelerators=False,
+        probe=lambda: probes.time_compiled_serving(_serving_dtypes()),
+        combine=any,
     ),
 )
 

@@ -42,6 +42,13 @@ class RuntimeOptions:
         "faster than reading variables.",
         "ALBERT_TF_FROZEN_SERVING",
     )
+    compiled_serving: str = _setting(
+        "Exports and served calls run the forward pass as one XLA program (jit_compile, one "
+        "program per input shape; TF Serving then needs --xla_cpu_compilation_enabled=true), "
+        "for one text per call, for batches, or both; auto: where measured faster, off on "
+        "GPUs/TPUs.",
+        "ALBERT_TF_COMPILED_SERVING",
+    )
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):

@@ -26,7 +26,8 @@ from albert_tf.config import AlbertConfig
 from albert_tf.models import forms
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.runtime import fused_kernels
-from albert_tf.runtime.frozen_weights import constant_weights_function
+from albert_tf.runtime.compiled_serving import PROBED_BATCHES
+from albert_tf.runtime.frozen_weights import constant_weights_function, graph_inference
 
 Timings = dict[str, tuple[float, float]]
 
@@ -140,40 +141,95 @@ def _bound(step: Callable, args: tuple) -> Callable[[], object]:
 
 def time_frozen_serving(
     dtypes: Sequence[str] = ("float32",),
-    batch: int = 1,
+    batches: Sequence[int] = PROBED_BATCHES,
     length: int = 128,
     rounds: int = 3,
     repeats: int = 2,
     config: AlbertConfig = PROBE_MODEL,
 ) -> Timings:
-    """`{dtype: (frozen s, variables s)}`: a served encoder call on constants vs on variables.
+    """`{"<dtype>/batch_<B>": (frozen s, variables s)}`: a served encoder call on constants vs
+    on variables, at each batch size.
 
     The variables call runs whatever chains are installed now (the form it would replace).
     """
     timings = {}
     for dtype in dtypes:
-        with _untouched_random_state():
-            encoder = AlbertEncoder(config, dtype=dtype, name="runtime_probe_encoder")
-        rng = np.random.default_rng(0)
-        inputs = {
-            "input_word_ids": tf.constant(
-                rng.integers(0, config.vocab_size, (batch, length)), tf.int32
-            ),
-            "input_mask": tf.ones([batch, length], tf.int32),
-            "input_type_ids": tf.zeros([batch, length], tf.int32),
-        }
-        spec = {name: tf.TensorSpec([None, None], tf.int32) for name in inputs}
+        encoder = _probe_encoder(config, dtype)
         calls = {
             "fast": constant_weights_function(encoder),
             "plain": tf.function(
-                lambda x, encoder=encoder: encoder(x, training=False), input_signature=[spec]
+                lambda x, encoder=encoder: encoder(x, training=False),
+                input_signature=[_ids_spec()],
             ),
         }
-        seconds = interleaved_best(
-            {name: _served(call, inputs) for name, call in calls.items()}, rounds, repeats
-        )
-        timings[dtype] = (seconds["fast"], seconds["plain"])
+        timings.update(_time_served(calls, dtype, config, batches, length, rounds, repeats))
     return timings
+
+
+def time_compiled_serving(
+    dtypes: Sequence[str] = ("float32",),
+    batches: Sequence[int] = PROBED_BATCHES,
+    length: int = 128,
+    rounds: int = 3,
+    repeats: int = 2,
+    config: AlbertConfig = PROBE_MODEL,
+) -> Timings:
+    """`{"<dtype>/batch_<B>": (compiled s, graph s)}`: a served encoder call as one XLA program
+    vs as TensorFlow's graph, at each batch size.
+
+    Both run the serving form chosen so far (constant weights where `frozen_serving` was
+    chosen, else variables, with whatever chains are installed): the form this one wraps.
+    """
+    timings = {}
+    for dtype in dtypes:
+        graph = graph_inference(_probe_encoder(config, dtype))
+        calls = {"fast": tf.function(graph, jit_compile=True, autograph=False), "plain": graph}
+        timings.update(_time_served(calls, dtype, config, batches, length, rounds, repeats))
+    return timings
+
+
+def _time_served(
+    calls: Mapping[str, Callable],
+    dtype: str,
+    config: AlbertConfig,
+    batches: Sequence[int],
+    length: int,
+    rounds: int,
+    repeats: int,
+) -> Timings:
+    """`{"<dtype>/batch_<B>": (fast s, plain s)}` of two served calls; a batch is timed once
+    per round (it takes as long as several calls of one row)."""
+    timings = {}
+    for batch in batches:
+        inputs = _probe_inputs(config, batch, length)
+        seconds = interleaved_best(
+            {name: _served(call, inputs) for name, call in calls.items()},
+            rounds,
+            repeats if batch == 1 else 1,
+        )
+        timings[f"{dtype}/batch_{batch}"] = (seconds["fast"], seconds["plain"])
+    return timings
+
+
+def _probe_encoder(config: AlbertConfig, dtype: str) -> AlbertEncoder:
+    with _untouched_random_state():
+        return AlbertEncoder(config, dtype=dtype, name="runtime_probe_encoder")
+
+
+def _ids_spec() -> dict[str, tf.TensorSpec]:
+    names = ("input_word_ids", "input_mask", "input_type_ids")
+    return {name: tf.TensorSpec([None, None], tf.int32) for name in names}
+
+
+def _probe_inputs(config: AlbertConfig, batch: int, length: int) -> dict[str, tf.Tensor]:
+    rng = np.random.default_rng(0)
+    return {
+        "input_word_ids": tf.constant(
+            rng.integers(0, config.vocab_size, (batch, length)), tf.int32
+        ),
+        "input_mask": tf.ones([batch, length], tf.int32),
+        "input_type_ids": tf.zeros([batch, length], tf.int32),
+    }
 
 
 def _served(call: Callable, inputs: dict) -> Callable[[], object]:

@@ -33,22 +33,23 @@ def _chain_timings(fast_in: set[str]) -> dict[str, tuple[float, float]]:
 @pytest.fixture
 def probed(monkeypatch):
     """The probes patched: returns the figures to report and counts their calls."""
-    calls = {"fused_kernels": 0, "frozen_serving": 0}
     figures = {
         "fused_kernels": _chain_timings({"bias_activation/float32"}),
         "frozen_serving": {"float32": (1.0, 3.0)},
+        "compiled_serving": {"float32/batch_1": (1.0, 2.0), "float32/batch_8": (2.0, 1.0)},
     }
+    calls = dict.fromkeys(figures, 0)
 
-    def fused(*args, **kwargs):
-        calls["fused_kernels"] += 1
-        return figures["fused_kernels"]
+    def patched(form):
+        def probe(*args, **kwargs):
+            calls[form] += 1
+            return figures[form]
 
-    def frozen(*args, **kwargs):
-        calls["frozen_serving"] += 1
-        return figures["frozen_serving"]
+        return probe
 
-    monkeypatch.setattr(probes, "time_fused_chains", fused)
-    monkeypatch.setattr(probes, "time_frozen_serving", frozen)
+    monkeypatch.setattr(probes, "time_fused_chains", patched("fused_kernels"))
+    monkeypatch.setattr(probes, "time_frozen_serving", patched("frozen_serving"))
+    monkeypatch.setattr(probes, "time_compiled_serving", patched("compiled_serving"))
     monkeypatch.setattr(machine, "has_accelerator", lambda: False)
     return figures, calls
 
@@ -70,7 +71,7 @@ def test_options_beat_the_environment_which_beats_auto(monkeypatch, probed):
     assert choices["fused_kernels"].enabled and choices["fused_kernels"].source == "option"
     assert choices["frozen_serving"].enabled
     assert choices["frozen_serving"].source == "environment"
-    assert calls == {"fused_kernels": 0, "frozen_serving": 0}  # Nothing left to measure.
+    assert calls == {"fused_kernels": 0, "frozen_serving": 0, "compiled_serving": 1}
     monkeypatch.delenv("ALBERT_TF_FROZEN_SERVING")
     choices = runtime.configure(runtime.RuntimeOptions())
     assert not choices["fused_kernels"].enabled  # The environment's 0.
@@ -100,16 +101,18 @@ def test_accelerators_are_decided_by_what_they_are(monkeypatch, probed):
     choices = runtime.configure()
     assert not choices["fused_kernels"].enabled  # XLA fuses the plain ops there.
     assert choices["frozen_serving"].enabled
+    assert not choices["compiled_serving"].enabled
     assert {choice.source for choice in choices.values()} == {"accelerator"}
-    assert calls == {"fused_kernels": 0, "frozen_serving": 0}
+    assert set(calls.values()) == {0}
 
 
 def test_a_fast_form_is_never_chosen_where_the_probe_found_it_slower(probed):
     figures, _ = probed
     figures["fused_kernels"] = _chain_timings(set())
     figures["frozen_serving"] = {"float32": (3.0, 1.0)}
+    figures["compiled_serving"] = {"float32/batch_1": (3.0, 1.0), "float32/batch_8": (3.0, 1.0)}
     choices = runtime.configure()
-    assert not choices["fused_kernels"].enabled and not choices["frozen_serving"].enabled
+    assert not any(choice.enabled for choice in choices.values())
     assert all(forms.installed(slot) is None for slot in forms.SLOTS)
     assert not frozen_serving_enabled()
     assert "plain reference was faster" in choices["frozen_serving"].reason
@@ -155,12 +158,12 @@ def test_probe_figures_are_cached_per_machine(probed, tmp_path, monkeypatch):
     runtime.configure()
     runtime.reset()  # As a new process would start.
     assert runtime.configure()["fused_kernels"].source == "cached probe"
-    assert calls == {"fused_kernels": 1, "frozen_serving": 1}
+    assert set(calls.values()) == {1}
     # Other oneDNN settings are another machine for the probes.
     runtime.reset()
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
     assert runtime.configure()["fused_kernels"].source == "probe"
-    assert calls == {"fused_kernels": 2, "frozen_serving": 2}
+    assert set(calls.values()) == {2}
 
 
 def test_a_failing_probe_leaves_the_reference_and_is_not_cached(probed, monkeypatch):
