@@ -47,6 +47,7 @@ class Form:
         probe: `() -> {case: (fast seconds, plain seconds)}` on this CPU.
         combine: whether the form runs at all, from each case's "fast form faster".
         slots: `choice -> {models.forms slot: form}` to install (for forms the model calls).
+        margin: how much faster than the reference a case must be to be kept (`Case.margin`).
     """
 
     name: str
@@ -54,6 +55,7 @@ class Form:
     probe: Callable[[], Mapping[str, tuple[float, float]]]
     combine: Callable[[Iterable[bool]], bool]
     slots: Callable[[Choice], dict[str, Callable]] = lambda choice: {}
+    margin: float = 0.0
 
 
 def _chain_dtype(x) -> str:
@@ -105,6 +107,8 @@ FORMS = (
         on_accelerators=False,
         probe=lambda: probes.time_compiled_serving(_serving_dtypes()),
         combine=any,
+        # Each new input shape costs a compilation the probe's timings leave out.
+        margin=0.05,
     ),
 )
 
@@ -213,7 +217,7 @@ def _probed(form: Form, earlier: Mapping[str, Choice]) -> Choice:
     if "seconds" not in result:
         reason = f"its probe failed ({result.get('failed')}): the plain reference"
         return Choice(form.name, False, "probe failed", reason)
-    cases = {case: Case(*pair) for case, pair in result["seconds"].items()}
+    cases = {case: Case(*pair, form.margin) for case, pair in result["seconds"].items()}
     enabled = form.combine(case.kept for case in cases.values())
     source = "probe" if measured else "cached probe"
     return Choice(form.name, enabled, source, _probe_reason(enabled, cases), cases)

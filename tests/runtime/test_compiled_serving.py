@@ -76,14 +76,13 @@ def test_the_compiled_forward_equals_the_reference(classifier, frozen):
     )
 
 
-def _probed_call(classifier, monkeypatch, one_row_faster: bool, batch_faster: bool):
-    """`frozen_inference(classifier)` under a compiled-serving probe patched to these figures."""
-    figures = {
-        case: (1.0, 2.0) if faster else (2.0, 1.0)
-        for case, faster in zip(
-            serving_cases("float32"), (one_row_faster, batch_faster), strict=True
-        )
-    }
+def _figures(one_row: float, batch: float) -> dict[str, tuple[float, float]]:
+    """Probe figures: (compiled s, graph s) with the graph at 1 s, per case."""
+    return dict(zip(serving_cases("float32"), ((one_row, 1.0), (batch, 1.0)), strict=True))
+
+
+def _probed_call(classifier, monkeypatch, figures: dict):
+    """`frozen_inference(classifier)` under a compiled-serving probe patched to `figures`."""
     monkeypatch.setattr(probes, "time_compiled_serving", lambda *args, **kwargs: figures)
     monkeypatch.setattr(machine, "has_accelerator", lambda: False)
     with runtime.configured(runtime.RuntimeOptions(**OTHERS_OFF)) as choices:
@@ -103,12 +102,17 @@ def _probed_call(classifier, monkeypatch, one_row_faster: bool, batch_faster: bo
 def test_each_batch_case_is_compiled_only_where_the_probe_found_it_faster(
     classifier, monkeypatch, one_row_faster, batch_faster, compiled
 ):
-    call = _probed_call(classifier, monkeypatch, one_row_faster, batch_faster)
-    assert _compiled_branches(call) == compiled
+    figures = _figures(0.5 if one_row_faster else 2.0, 0.5 if batch_faster else 2.0)
+    assert _compiled_branches(_probed_call(classifier, monkeypatch, figures)) == compiled
+
+
+def test_a_case_compiled_only_a_little_faster_keeps_the_graph(classifier, monkeypatch):
+    # Within the margin that pays for compiling each new input shape.
+    assert _compiled_branches(_probed_call(classifier, monkeypatch, _figures(0.97, 2.0))) is False
 
 
 def test_calls_routed_by_batch_size_serve_the_reference(classifier, monkeypatch):
-    call = _probed_call(classifier, monkeypatch, one_row_faster=True, batch_faster=False)
+    call = _probed_call(classifier, monkeypatch, _figures(0.5, 2.0))
     for batch in (1, 2):
         inputs = _inputs(batch)
         np.testing.assert_allclose(
