@@ -65,20 +65,22 @@ def _chain_dtype(x) -> str:
 
 
 def _fused_slots(choice: Choice) -> dict[str, Callable]:
-    """Each chain's slot: the XLA kernel in the dtypes where it was kept, else the reference."""
+    """Each chain's slot: the XLA kernel in the dtypes and sizes where it was kept (the probed
+    size nearest to the call's), else the reference."""
 
-    def per_dtype(chain: str) -> Callable:
+    def per_case(chain: str) -> Callable:
         fast, plain = fused_kernels.FUSED_CHAINS[chain], getattr(forms, chain).reference
 
         def form(x, *args, **kwargs):
-            kept = choice.keeps(f"{chain}/{_chain_dtype(x)}")
+            size = fused_kernels.probed_size(chain, x)
+            kept = choice.keeps(f"{chain}/{_chain_dtype(x)}/{size}")
             return (fast if kept else plain)(x, *args, **kwargs)
 
         return form
 
     if not choice.enabled:
         return {}
-    return {chain: per_dtype(chain) for chain in fused_kernels.FUSED_CHAINS}
+    return {chain: per_case(chain) for chain in fused_kernels.FUSED_CHAINS}
 
 
 def _serving_dtypes() -> list[str]:

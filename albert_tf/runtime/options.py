@@ -33,7 +33,8 @@ class RuntimeOptions:
 
     fused_kernels: str = _setting(
         "Bias + activation, bias + residual + LayerNorm and the masked softmax as XLA kernels "
-        "between TensorFlow's matmuls; auto: on CPUs where measured faster, off on GPUs/TPUs.",
+        "between TensorFlow's matmuls; auto: on CPUs per chain, dtype and size where measured "
+        "faster, off on GPUs/TPUs.",
         "ALBERT_TF_FUSED_KERNELS",
     )
     frozen_serving: str = _setting(

@@ -57,25 +57,38 @@ def interleaved_best(
 
 def time_fused_chains(
     dtypes: Sequence[str] = ("float32", "bfloat16"),
-    tokens: int = 512,
+    tokens: Sequence[int] = fused_kernels.PROBED_TOKENS,
     rounds: int = 3,
     repeats: int = 3,
 ) -> Timings:
-    """`{"<chain>/<dtype>": (fused s, plain s)}`: each chain's forward + backward, as in training.
+    """`{"<chain>/<dtype>/<tokens>": (fused s, plain s)}`: each chain's forward + backward, as
+    in training, over `tokens` positions (128-position sequences for the softmax) at
+    ALBERT-base's widths.
 
-    `tokens` rows (of 128-position sequences for the softmax) at ALBERT-base's widths.
+    Each size is a case of its own: an XLA kernel's speed against TensorFlow's ops changes
+    with the size (e.g. a reduction that XLA runs well on a fine-tuning batch and poorly on a
+    few sequences). Sizes above the first are timed once per round (one call takes as long as
+    several small ones).
     """
     timings = {}
     for dtype in dtypes:
-        for chain, (call, args, differentiable) in _chain_cases(tf.as_dtype(dtype), tokens).items():
-            steps = {
-                "fast": _forward_backward(call(fused_kernels.FUSED_CHAINS[chain]), differentiable),
-                "plain": _forward_backward(call(getattr(forms, chain).reference), differentiable),
-            }
-            seconds = interleaved_best(
-                {name: _bound(step, args) for name, step in steps.items()}, rounds, repeats
-            )
-            timings[f"{chain}/{dtype}"] = (seconds["fast"], seconds["plain"])
+        for size in tokens:
+            cases = _chain_cases(tf.as_dtype(dtype), size)
+            for chain, (call, args, differentiable) in cases.items():
+                steps = {
+                    "fast": _forward_backward(
+                        call(fused_kernels.FUSED_CHAINS[chain]), differentiable
+                    ),
+                    "plain": _forward_backward(
+                        call(getattr(forms, chain).reference), differentiable
+                    ),
+                }
+                seconds = interleaved_best(
+                    {name: _bound(step, args) for name, step in steps.items()},
+                    rounds,
+                    repeats if size == tokens[0] else 1,
+                )
+                timings[f"{chain}/{dtype}/{size}"] = (seconds["fast"], seconds["plain"])
     return timings
 
 

@@ -22,11 +22,15 @@ CHAINS = ("bias_activation", "residual_layer_norm", "scaled_masked_softmax")
 
 
 def _chain_timings(fast_in: set[str]) -> dict[str, tuple[float, float]]:
-    """Probe figures where the fused form is faster exactly in the cases `fast_in`."""
+    """Probe figures where the fused form is faster exactly in `fast_in`: "<chain>/<dtype>" at
+    every probed size, "<chain>/<dtype>/<size>" at that one."""
     return {
-        f"{chain}/{dtype}": (1.0, 2.0) if f"{chain}/{dtype}" in fast_in else (2.0, 1.0)
+        f"{chain}/{dtype}/{size}": (
+            (1.0, 2.0) if {f"{chain}/{dtype}", f"{chain}/{dtype}/{size}"} & fast_in else (2.0, 1.0)
+        )
         for chain in CHAINS
         for dtype in ("float32", "bfloat16")
+        for size in fused_kernels.PROBED_TOKENS
     }
 
 
@@ -153,6 +157,34 @@ def test_fused_chains_run_only_in_the_dtypes_they_won(probed):
     assert not _xla_in(gelu, x32)  # Back to the reference.
 
 
+def test_fused_chains_run_only_at_the_sizes_they_won(probed):
+    figures, _ = probed
+    large = fused_kernels.PROBED_TOKENS[-1]
+    figures["fused_kernels"] = _chain_timings({f"residual_layer_norm/float32/{large}"})
+    runtime.configure()
+
+    def norm(x):
+        return forms.residual_layer_norm(x, x, tf.ones([8]), tf.zeros([8]), 1e-12)
+
+    assert _xla_in(norm, tf.ones([large // 128, 128, 8]))  # A fine-tuning batch.
+    assert not _xla_in(norm, tf.ones([2, 8]))
+    assert not _xla_in(norm, tf.TensorSpec([None, None, 8]))  # Served: unknown, the smallest.
+
+
+def test_the_softmax_size_counts_positions_not_heads(probed):
+    figures, _ = probed
+    figures["fused_kernels"] = _chain_timings(
+        {f"scaled_masked_softmax/float32/{fused_kernels.PROBED_TOKENS[0]}"}
+    )
+    runtime.configure()
+
+    def softmax(scores):
+        return forms.scaled_masked_softmax(scores, 0.5)
+
+    assert _xla_in(softmax, tf.ones([1, 12, 128, 128]))  # 128 positions, not 12 * 128.
+    assert not _xla_in(softmax, tf.ones([32, 12, 128, 128]))
+
+
 def test_probe_figures_are_cached_per_machine(probed, tmp_path, monkeypatch):
     figures, calls = probed
     runtime.configure()
@@ -188,13 +220,14 @@ def test_describe_and_record_say_what_was_chosen_and_why(probed, tmp_path):
     assert recorded == json.loads(json.dumps(runtime.describe()))
     fused = recorded["forms"]["fused_kernels"]
     assert fused["enabled"] and fused["source"] == "probe"
-    assert fused["cases"]["bias_activation/float32"] == {
+    small = fused_kernels.PROBED_TOKENS[0]
+    assert fused["cases"][f"bias_activation/float32/{small}"] == {
         "fast_ms": 1000.0,
         "plain_ms": 2000.0,
         "plain_over_fast": 2.0,
         "fast_form_kept": True,
     }
-    assert not fused["cases"]["bias_activation/bfloat16"]["fast_form_kept"]
+    assert not fused["cases"][f"bias_activation/bfloat16/{small}"]["fast_form_kept"]
     assert recorded["forms"]["frozen_serving"] == {
         "enabled": False,
         "source": "option",
@@ -216,18 +249,22 @@ def test_configured_restores_what_was_in_force(probed):
 
 
 @pytest.mark.slow  # Compiles each chain's XLA kernels, forward and backward (~5 s).
-def test_the_real_fused_probe_times_each_chain_in_each_dtype():
-    timings = probes.time_fused_chains(tokens=128, rounds=1, repeats=1)
-    dtypes = ("float32", "bfloat16")
-    expected = {f"{chain}/{dtype}" for chain in fused_kernels.FUSED_CHAINS for dtype in dtypes}
+def test_the_real_fused_probe_times_each_chain_in_each_dtype_and_size():
+    timings = probes.time_fused_chains(tokens=(128, 256), rounds=1, repeats=1)
+    expected = {
+        f"{chain}/{dtype}/{size}"
+        for chain in fused_kernels.FUSED_CHAINS
+        for dtype in ("float32", "bfloat16")
+        for size in (128, 256)
+    }
     assert set(timings) == expected
     assert all(fast > 0 and plain > 0 for fast, plain in timings.values())
 
 
 def test_the_real_serving_probe_times_frozen_against_variables(tiny_config):
     timings = probes.time_frozen_serving(config=tiny_config, length=8, rounds=1, repeats=1)
-    [(frozen, variables)] = timings.values()
-    assert frozen > 0 and variables > 0
+    assert set(timings) == {"float32/batch_1", "float32/batch_8"}
+    assert all(frozen > 0 and variables > 0 for frozen, variables in timings.values())
 
 
 def _next_layer_names() -> list[str]:
