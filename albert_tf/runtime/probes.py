@@ -152,75 +152,58 @@ def _bound(step: Callable, args: tuple) -> Callable[[], object]:
     return lambda: [t.numpy() for t in step(*args)]
 
 
-def time_frozen_serving(
-    dtypes: Sequence[str] = ("float32",),
-    batches: Sequence[int] = PROBED_BATCHES,
-    length: int = 128,
-    rounds: int = 3,
-    repeats: int = 2,
-    config: AlbertConfig = PROBE_MODEL,
-) -> Timings:
+def time_frozen_serving(dtypes: Sequence[str] = ("float32",), **sizes) -> Timings:
     """`{"<dtype>/batch_<B>": (frozen s, variables s)}`: a served encoder call on constants vs
-    on variables, at each batch size.
+    on variables, at each batch size (`sizes`: `time_served`'s).
 
     The variables call runs whatever chains are installed now (the form it would replace).
     """
-    timings = {}
-    for dtype in dtypes:
-        encoder = _probe_encoder(config, dtype)
-        calls = {
-            "fast": constant_weights_function(encoder),
-            "plain": tf.function(
-                lambda x, encoder=encoder: encoder(x, training=False),
-                input_signature=[_ids_spec()],
-            ),
-        }
-        timings.update(_time_served(calls, dtype, config, batches, length, rounds, repeats))
-    return timings
+
+    def calls(encoder: AlbertEncoder) -> dict[str, Callable]:
+        variables = tf.function(lambda x: encoder(x, training=False), input_signature=[_ids_spec()])
+        return {"fast": constant_weights_function(encoder), "plain": variables}
+
+    return time_served(calls, dtypes, **sizes)
 
 
-def time_compiled_serving(
-    dtypes: Sequence[str] = ("float32",),
-    batches: Sequence[int] = PROBED_BATCHES,
-    length: int = 128,
-    rounds: int = 3,
-    repeats: int = 2,
-    config: AlbertConfig = PROBE_MODEL,
-) -> Timings:
+def time_compiled_serving(dtypes: Sequence[str] = ("float32",), **sizes) -> Timings:
     """`{"<dtype>/batch_<B>": (compiled s, graph s)}`: a served encoder call as one XLA program
-    vs as TensorFlow's graph, at each batch size.
+    vs as TensorFlow's graph, at each batch size (`sizes`: `time_served`'s).
 
     Both run the serving form chosen so far (constant weights where `frozen_serving` was
     chosen, else variables, with whatever chains are installed): the form this one wraps.
     """
+
+    def calls(encoder: AlbertEncoder) -> dict[str, Callable]:
+        graph = graph_inference(encoder)
+        return {"fast": tf.function(graph, jit_compile=True, autograph=False), "plain": graph}
+
+    return time_served(calls, dtypes, **sizes)
+
+
+def time_served(
+    calls: Callable[[AlbertEncoder], Mapping[str, Callable]],
+    dtypes: Sequence[str],
+    batches: Sequence[int] = PROBED_BATCHES,
+    length: int = 128,
+    rounds: int = 3,
+    repeats: int = 2,
+    config: AlbertConfig = PROBE_MODEL,
+) -> Timings:
+    """`{"<dtype>/batch_<B>": (fast s, plain s)}`: the two served calls `calls(encoder)` makes
+    of an encoder of `config` in `dtype`, on `[B, length]` inputs. A batch is timed once per
+    round (it takes as long as several calls of one row)."""
     timings = {}
     for dtype in dtypes:
-        graph = graph_inference(_probe_encoder(config, dtype))
-        calls = {"fast": tf.function(graph, jit_compile=True, autograph=False), "plain": graph}
-        timings.update(_time_served(calls, dtype, config, batches, length, rounds, repeats))
-    return timings
-
-
-def _time_served(
-    calls: Mapping[str, Callable],
-    dtype: str,
-    config: AlbertConfig,
-    batches: Sequence[int],
-    length: int,
-    rounds: int,
-    repeats: int,
-) -> Timings:
-    """`{"<dtype>/batch_<B>": (fast s, plain s)}` of two served calls; a batch is timed once
-    per round (it takes as long as several calls of one row)."""
-    timings = {}
-    for batch in batches:
-        inputs = _probe_inputs(config, batch, length)
-        seconds = interleaved_best(
-            {name: _served(call, inputs) for name, call in calls.items()},
-            rounds,
-            repeats if batch == 1 else 1,
-        )
-        timings[f"{dtype}/batch_{batch}"] = (seconds["fast"], seconds["plain"])
+        functions = calls(_probe_encoder(config, dtype))
+        for batch in batches:
+            inputs = _probe_inputs(config, batch, length)
+            seconds = interleaved_best(
+                {name: _served(call, inputs) for name, call in functions.items()},
+                rounds,
+                repeats if batch == 1 else 1,
+            )
+            timings[f"{dtype}/batch_{batch}"] = (seconds["fast"], seconds["plain"])
     return timings
 
 
