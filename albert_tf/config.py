@@ -13,6 +13,7 @@ import logging
 import os
 from typing import Any
 
+from albert_tf.config_fields import check_choice
 from albert_tf.errors import MissingInputError, UserError
 
 SHARING_MODES = ("all_shared", "shared_attention", "shared_ffn", "not_shared")
@@ -209,8 +210,7 @@ class AlbertConfig:
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> AlbertConfig:
         """A named configuration from the paper; `overrides` replace fields."""
-        if name not in PRESETS:
-            raise UserError(f"Unknown preset {name!r}; choose one of {sorted(PRESETS)}.")
+        check_choice("preset", name, sorted(PRESETS), where="--albert_config_file")
         return cls(**{**PRESETS[name], **overrides})
 
 

@@ -135,7 +135,7 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     import torch
     import transformers
 
-    from albert_tf.finetune.span_qa.run import PADDING_LOGIT
+    from albert_tf.finetune.span_qa.task import PADDING_LOGIT
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.span_qa import AlbertSpanQA
     from albert_tf.runtime.prediction import freezes_for_prediction, predict_outputs

@@ -17,7 +17,14 @@ from absl import flags
 
 from albert_tf import cli  # First: quiets TensorFlow's C++ logs before it loads.
 from albert_tf.errors import UserError
-from albert_tf.export.litert_export import export_litert, load_litert_source
+from albert_tf.export.finetuned_run import is_finetuned_run
+from albert_tf.export.litert_export import (
+    LiteRtSource,
+    encoder_source,
+    export_litert,
+    finetuned_run_source,
+)
+from albert_tf.finetune.pretrained_encoder import load_pretrained_encoder
 
 flags.DEFINE_string(
     "source",
@@ -36,6 +43,15 @@ flags.DEFINE_bool("overwrite", False, "Replace an existing --output_dir.")
 flags.mark_flags_as_required(["source", "output_dir"])
 
 
+def load_source(source: str, spm_model_file: str | None, albert_config: str | None) -> LiteRtSource:
+    """A finished fine-tuning run's task model, or the encoder anything else holds."""
+    if is_finetuned_run(source):
+        return finetuned_run_source(source, spm_model_file)
+    pretrained = load_pretrained_encoder(source, albert_config)
+    spm_model_file = spm_model_file or pretrained.spm_model_file
+    return encoder_source(pretrained.encoder, spm_model_file, pretrained.do_lower_case)
+
+
 def main(argv: list[str]) -> None:
     del argv
     # No runtime.configure(): the converter is given the plain reference (no XLA kernels).
@@ -45,7 +61,7 @@ def main(argv: list[str]) -> None:
     except ValueError as error:
         raise UserError(str(error), where="--batch_sizes", fix="pass integers, e.g. 1,8") from None
     try:
-        source = load_litert_source(values.source, values.spm_model_file, values.albert_config_file)
+        source = load_source(values.source, values.spm_model_file, values.albert_config_file)
     except (FileNotFoundError, ValueError) as error:
         raise UserError(str(error), where="--source") from None
     output_dir = export_litert(

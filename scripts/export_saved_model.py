@@ -1,12 +1,26 @@
-"""Exports a trained ALBERT as a SavedModel that tokenizes in the graph, plus a Keras bundle.
+"""Exports a trained ALBERT as SavedModels that tokenize in the graph.
 
-Signatures: serving_default, encode_text, encode_text_pair and, from a training checkpoint (or a
-pretrainer `.keras`), fill_mask. See albert_tf/export/saved_model.py.
+--format=saved_model (default): one SavedModel with the signatures serving_default, encode_text,
+encode_text_pair and, from a training checkpoint (or a pretrainer `.keras`), fill_mask, plus a
+Keras bundle. See albert_tf/export/saved_model.py.
 
-Example:
+--format=tfhub: the TF Hub / Kaggle Models pair, `preprocessor/` and `encoder/` (trainable,
+with `mlm` when the model has the masked-LM head), for `hub.KerasLayer`. --checkpoint may also
+be a fine-tuning output directory (its encoder), an encoder bundle, or, with
+--checkpoint_format=hf or tf1, a Hugging Face directory or an original TF1 checkpoint
+(converted on the fly). See albert_tf/export/tfhub.py.
+
+Every SavedModel carries TF Serving warm-up records (docs/serving.md).
+
+Examples:
     python scripts/export_saved_model.py --checkpoint=/tmp/pretrain_workdir \
         --albert_config_file=/tmp/pretrain_workdir/albert_config.json \
         --spm_model_file=out/30k-clean.model --export_dir=/tmp/albert_export --seq_length=128
+    python scripts/export_saved_model.py --format=tfhub --checkpoint=/tmp/sst2_run \
+        --export_dir=/tmp/albert_hub
+    python scripts/export_saved_model.py --format=tfhub --checkpoint_format=hf \
+        --checkpoint=albert_base_hf --spm_model_file=albert_base_hf/spiece.model \
+        --export_dir=/tmp/albert_base_hub
 """
 
 from __future__ import annotations
@@ -14,40 +28,96 @@ from __future__ import annotations
 from absl import flags
 
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf.convert.convert import load_model
+from albert_tf.errors import UserError
 from albert_tf.export.saved_model import export_saved_model
+from albert_tf.export.tfhub import export_tfhub
 
+flags.DEFINE_enum(
+    "format",
+    "saved_model",
+    ["saved_model", "tfhub"],
+    "saved_model: one SavedModel with text signatures; tfhub: TF Hub preprocessor + encoder.",
+)
 flags.DEFINE_string(
     "checkpoint",
     None,
-    "Training checkpoint (pretraining workdir or ckpt-N prefix) or a .keras encoder/pretrainer.",
+    "Training checkpoint (pretraining workdir or ckpt-N prefix) or a .keras encoder/pretrainer; "
+    "with --format=tfhub also a fine-tuning output directory or an encoder bundle.",
+)
+flags.DEFINE_enum(
+    "checkpoint_format",
+    "albert_tf",
+    ["albert_tf", "hf", "tf1"],
+    "Format of --checkpoint: albert_tf's own, a Hugging Face directory, an original TF1 "
+    "checkpoint (converted on the fly, see scripts/convert_checkpoint.py).",
 )
 flags.DEFINE_string(
     "albert_config_file",
     None,
-    "albert_config.json or a preset name, e.g. albert_base (required for a training checkpoint).",
+    "albert_config.json or a preset name, e.g. albert_base (required for a training checkpoint "
+    "unless one is beside it with --format=tfhub).",
 )
-flags.DEFINE_string("spm_model_file", None, "SentencePiece .model the model was trained with.")
+flags.DEFINE_string(
+    "spm_model_file",
+    None,
+    "SentencePiece .model the model was trained with (--format=tfhub: default, the one that "
+    "came with the model).",
+)
 flags.DEFINE_string("export_dir", None, "Directory to create.")
-flags.DEFINE_integer("seq_length", 128, "Packed sequence length of the text signatures.")
-flags.DEFINE_bool("do_lower_case", True, "Lowercase while normalizing (as in training).")
+flags.DEFINE_integer(
+    "seq_length",
+    None,
+    "Packed sequence length of the text signatures (default 128, or the model's "
+    "max_position_embeddings when smaller with --format=tfhub).",
+)
+flags.DEFINE_bool(
+    "do_lower_case",
+    True,
+    "Lowercase while normalizing (as in training; tfhub: default, the "
+    "casing that came with the model).",
+)
 flags.DEFINE_integer("top_k", 5, "Candidates per [MASK] in the fill_mask signature.")
 flags.DEFINE_bool("overwrite", False, "Replace an existing --export_dir.")
-flags.mark_flags_as_required(["checkpoint", "spm_model_file", "export_dir"])
+flags.mark_flags_as_required(["checkpoint", "export_dir"])
 
 
 def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
-    export_dir = export_saved_model(
-        values.export_dir,
-        values.checkpoint,
-        values.spm_model_file,
-        albert_config=values.albert_config_file,
-        seq_length=values.seq_length,
-        do_lower_case=values.do_lower_case,
-        top_k=values.top_k,
-        overwrite=values.overwrite,
-    )
+    if values.format == "tfhub":
+        source = values.checkpoint
+        if values.checkpoint_format != "albert_tf":
+            source = load_model(values.checkpoint_format, source, values.albert_config_file)
+        casing = values.do_lower_case if values["do_lower_case"].present else None
+        export_dir = export_tfhub(
+            values.export_dir,
+            source,
+            spm_model_file=values.spm_model_file,
+            albert_config=values.albert_config_file,
+            seq_length=values.seq_length,
+            do_lower_case=casing,
+            overwrite=values.overwrite,
+        )
+    else:
+        if values.checkpoint_format != "albert_tf":
+            raise UserError(
+                f"--checkpoint_format={values.checkpoint_format} needs --format=tfhub; for "
+                "--format=saved_model convert it first (scripts/convert_checkpoint.py "
+                "--to=albert_tf)."
+            )
+        if not values.spm_model_file:
+            raise UserError("--spm_model_file is required with --format=saved_model.")
+        export_dir = export_saved_model(
+            values.export_dir,
+            values.checkpoint,
+            values.spm_model_file,
+            albert_config=values.albert_config_file,
+            seq_length=values.seq_length or 128,
+            do_lower_case=values.do_lower_case,
+            top_k=values.top_k,
+            overwrite=values.overwrite,
+        )
     print(f"Exported {export_dir}")
 
 

@@ -12,59 +12,11 @@ Examples:
 
 from __future__ import annotations
 
-import json
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf.finetune.classification.task import ClassificationTask
+from albert_tf.finetune.flags import finetune_main
 
-from absl import flags, logging
-
-from albert_tf import cli
-from albert_tf.finetune.classification.classification_config import ClassificationConfig
-from albert_tf.finetune.classification.run import run_classifier
-from albert_tf.finetune.classification.tasks import PROBLEMS, TASK_NAMES
-from albert_tf.finetune.flags import define_finetune_flags, finetune_config_values
-
-FLAGS = flags.FLAGS
-_DEFAULTS = ClassificationConfig()
-
-flags.DEFINE_enum("task", _DEFAULTS.task, TASK_NAMES, "GLUE task, or tsv/csv (generic files).")
-flags.DEFINE_string("data_dir", "", "Directory of the task's train/dev/test files.")
-flags.DEFINE_string("train_file", "", "Train file name (or path); default: the task's.")
-flags.DEFINE_string("dev_file", "", "Dev file name (or path); default: the task's.")
-flags.DEFINE_string("test_file", "", "File to predict (or path); default: the task's test.")
-flags.DEFINE_string("text_a_column", "", "tsv/csv: header name or 0-based position of text A.")
-flags.DEFINE_string("text_b_column", "", "tsv/csv: column of text B (pair tasks).")
-flags.DEFINE_string("label_column", "", "tsv/csv: column of the label.")
-flags.DEFINE_string("index_column", "", "tsv/csv: id column written with predictions.")
-flags.DEFINE_bool("has_header", True, "tsv/csv: the first line names the columns.")
-flags.DEFINE_enum("problem", _DEFAULTS.problem, PROBLEMS, "tsv/csv: what the label is.")
-flags.DEFINE_list("labels", [], "tsv/csv classification: class names (default: from train).")
-define_finetune_flags(ClassificationConfig)
-
-
-def config_from_flags(values: flags.FlagValues) -> ClassificationConfig:
-    """The `ClassificationConfig` the flags describe."""
-    return ClassificationConfig(
-        task=values.task,
-        data_dir=values.data_dir,
-        train_file=values.train_file,
-        dev_file=values.dev_file,
-        test_file=values.test_file,
-        text_a_column=values.text_a_column,
-        text_b_column=values.text_b_column,
-        label_column=values.label_column,
-        index_column=values.index_column,
-        has_header=values.has_header,
-        problem=values.problem,
-        labels=tuple(values.labels),
-        **finetune_config_values(values),
-    )
-
-
-def main(argv: list[str]) -> None:
-    del argv
-    results = run_classifier(config_from_flags(FLAGS), FLAGS.output_dir)
-    logging.info("Results: %s", results)
-    print(json.dumps(results, indent=2, default=str))
-
+main = finetune_main(ClassificationTask)  # A flag per config field; runs the driver.
 
 if __name__ == "__main__":
     cli.run(main)

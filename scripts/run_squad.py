@@ -13,54 +13,11 @@ Examples:
 
 from __future__ import annotations
 
-import json
+from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf.finetune.flags import finetune_main
+from albert_tf.finetune.span_qa.task import SquadTask
 
-from absl import flags, logging
-
-from albert_tf import cli
-from albert_tf.finetune.flags import define_finetune_flags, finetune_config_values
-from albert_tf.finetune.span_qa.run import run_squad
-from albert_tf.finetune.span_qa.squad_config import SquadConfig
-
-FLAGS = flags.FLAGS
-_DEFAULTS = SquadConfig()
-
-flags.DEFINE_string("train_file", "", "SQuAD JSON to train on.")
-flags.DEFINE_string("predict_file", "", "SQuAD JSON file(s) to predict and score, comma-separated.")
-flags.DEFINE_bool("version_2_with_negative", False, "SQuAD v2.0: questions may have no answer.")
-flags.DEFINE_integer("doc_stride", _DEFAULTS.doc_stride, "Pieces between context windows.")
-flags.DEFINE_integer("max_query_length", _DEFAULTS.max_query_length, "Question pieces kept.")
-flags.DEFINE_integer("n_best_size", _DEFAULTS.n_best_size, "Answers in nbest_predictions.json.")
-flags.DEFINE_integer("max_answer_length", _DEFAULTS.max_answer_length, "Longest answer (pieces).")
-flags.DEFINE_float(
-    "null_score_diff_threshold",
-    None,
-    "v2: answer '' when null score - best span score exceeds this (default: chosen on dev).",
-)
-define_finetune_flags(SquadConfig)
-
-
-def config_from_flags(values: flags.FlagValues) -> SquadConfig:
-    """The `SquadConfig` the flags describe."""
-    return SquadConfig(
-        train_file=values.train_file,
-        predict_file=values.predict_file,
-        version_2_with_negative=values.version_2_with_negative,
-        doc_stride=values.doc_stride,
-        max_query_length=values.max_query_length,
-        n_best_size=values.n_best_size,
-        max_answer_length=values.max_answer_length,
-        null_score_diff_threshold=values.null_score_diff_threshold,
-        **finetune_config_values(values),
-    )
-
-
-def main(argv: list[str]) -> None:
-    del argv
-    results = run_squad(config_from_flags(FLAGS), FLAGS.output_dir)
-    logging.info("Results: %s", results)
-    print(json.dumps(results, indent=2, default=str))
-
+main = finetune_main(SquadTask)  # A flag per config field; runs the driver.
 
 if __name__ == "__main__":
     cli.run(main)

@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 
+import keras
 import pytest
 
 from albert_tf.config import AlbertConfig
@@ -193,6 +194,30 @@ ROWS: list[Row] = [
                 ),
             },
         ),
+    ),
+    *_rows_of(
+        "export_saved_model.py",
+        {
+            "format": "tfhub",
+            "checkpoint": "{encoder}",
+            "spm_model_file": "{spm}",
+            "export_dir": "{out}",
+        },
+        {  # The output cases are the saved_model format's (one writer).
+            "tfhub: directory without a model": ({"checkpoint": "{data_dir}"}, "{data_dir}"),
+            "tfhub: model of another architecture": (
+                {"checkpoint": "{dense_model}"},
+                "{dense_model}",
+            ),
+            "tfhub: Hugging Face model of another architecture": (
+                {"checkpoint": "{bert_hf_dir}", "checkpoint_format": "hf"},
+                "{bert_hf_dir}",
+            ),
+            "tfhub: tokenizer of another vocabulary": (
+                {"spm_model_file": "{spm_small}"},
+                "{spm_small}",
+            ),
+        },
     ),
     *_rows_of(
         "convert_checkpoint.py",
@@ -490,6 +515,9 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
     encoder = AlbertEncoder(config)
     encoder.save(root / "encoder.keras")
     AlbertEncoder(config.replace(hidden_size=16)).save(root / "other_encoder.keras")
+    keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)]).save(root / "dense.keras")
+    (root / "bert_hf").mkdir()
+    _write(root / "bert_hf" / "config.json", json.dumps({"model_type": "bert"}))
     build_pretraining_data(
         BuilderOptions(
             input_file=corpus,
@@ -562,6 +590,11 @@ def inputs(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         "bad_sharing": str(root / "bad_sharing.json"),
         "encoder": str(root / "encoder.keras"),
         "other_encoder": str(root / "other_encoder.keras"),
+        "dense_model": str(root / "dense.keras"),
+        "bert_hf_dir": str(root / "bert_hf"),
+        "spm_small": train_sentencepiece(
+            [str(SAMPLE_TEXT)], str(root / "small_spm"), vocab_size=200
+        ),
         "records": records,
         "truncated": str(root / "truncated.tfrecord"),
         "data_dir": str(data_dir),

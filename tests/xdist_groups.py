@@ -24,6 +24,7 @@ MODULE_BUILDS = (
     "full_run",  # test_pretrain.py: a 6-step pretraining run
     "train",  # test_pretrain_step.py: a compiled pretraining step
     "sm_export_dir",  # test_saved_model.py: a pretrainer export
+    "hub_dir",  # test_tfhub.py: a TF Hub preprocessor + encoder export
     "exports",  # test_tf1_loaders.py: every kind of export
     "inputs",  # test_bad_input_matrix.py: records, configs and a checkpoint to corrupt
     "served",  # test_serving_hostile_inputs.py (two of them): a loaded SavedModel
@@ -32,6 +33,7 @@ MODULE_BUILDS = (
     "converted_dir",  # test_hf_classifier_serving.py: a converted Hugging Face classifier
     "albert_presets",  # test_keras_hub.py: albert_tf models written as keras-hub presets
     "keras_hub_presets",  # test_keras_hub.py: presets keras-hub writes from random models
+    "digit_run",  # test_toy_family.py: the toy task family trained and exported
 )
 
 

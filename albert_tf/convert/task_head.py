@@ -1,4 +1,4 @@
-"""`TaskHead`: how a fine-tuned task model's head converts (see `task_heads.py` for the list)."""
+"""`TaskHead`: how a fine-tuned task model's head converts (see `task_heads.py` for the table)."""
 
 from __future__ import annotations
 
@@ -17,15 +17,23 @@ from albert_tf.models.encoder import AlbertEncoder
 class TaskHead:
     """How one kind of fine-tuned model's head converts.
 
+    Every albert_tf task model keeps its output layer in `model.head` (a Dense [H, units]), so a
+    head is named by two prefixes: Hugging Face's Linear (`<hf_layer>.weight` [units, H],
+    `.bias`) and the original release's (`<tf1_prefix>output_weights` [units, H],
+    `output_bias`).
+
     Attributes:
         model_class: the albert_tf Keras model class (encoder + head).
         hf_architecture: the Hugging Face class (`config.json` "architectures").
-        weights: the head's weights of a model, with HF names without the `albert.` prefix
-            and TF1 names (None where the original release has no such head).
-        build: the albert_tf model for an encoder and a Hugging Face `config.json` dict.
+        hf_layer: the Hugging Face name of the output layer (without the `albert.` prefix).
+        tf1_prefix: the original release's prefix of `output_weights`/`output_bias`, or None
+            where it has no such head.
+        tf1_loads: an original checkpoint holding those names loads as this head (False where
+            another head writes the same names and wins, as multiple choice's one-output
+            scorer is a one-output classifier in the original layout).
+        build: the albert_tf model for an encoder and a Hugging Face `config.json` dict (an
+            original checkpoint passes `{"num_labels": rows of output_weights}`).
         hf_config: the `config.json` entries the head adds (e.g. `num_labels`, `id2label`).
-        from_tf1: the albert_tf model for an encoder and an original checkpoint's tensors
-            when they hold this head, else None; None when the original has no such head.
         hf_pooler: whether the Hugging Face model has the pooler (`AlbertForQuestionAnswering`
             and token classification build `AlbertModel(add_pooling_layer=False)`); without
             it the pooler keeps its weights on load and is left out on save.
@@ -35,9 +43,37 @@ class TaskHead:
 
     model_class: type[keras.Model]
     hf_architecture: str
-    weights: Callable[[keras.Model], list[NamedWeight]]
+    hf_layer: str
+    tf1_prefix: str | None
     build: Callable[[AlbertEncoder, dict[str, Any]], keras.Model]
     hf_config: Callable[[keras.Model], dict[str, Any]]
-    from_tf1: Callable[[AlbertEncoder, dict[str, np.ndarray]], keras.Model | None] | None = None
+    tf1_loads: bool = True
     hf_pooler: bool = True
     keras_hub_task: str | None = None
+
+    def weights(self, model: keras.Model) -> list[NamedWeight]:
+        """The head's kernel and bias with their Hugging Face and TF1 names."""
+        tf1 = self.tf1_prefix
+        return [
+            NamedWeight(
+                None if tf1 is None else f"{tf1}output_weights",
+                f"{self.hf_layer}.weight",
+                model.head.kernel,
+                hf_transpose=True,
+                tf1_transpose=True,
+            ),
+            NamedWeight(
+                None if tf1 is None else f"{tf1}output_bias",
+                f"{self.hf_layer}.bias",
+                model.head.bias,
+            ),
+        ]
+
+    def from_tf1(
+        self, encoder: AlbertEncoder, tensors: dict[str, np.ndarray]
+    ) -> keras.Model | None:
+        """This head's model when an original checkpoint's `tensors` hold it, else None."""
+        kernel = f"{self.tf1_prefix}output_weights"
+        if self.tf1_prefix is None or not self.tf1_loads or kernel not in tensors:
+            return None
+        return self.build(encoder, {"num_labels": tensors[kernel].shape[0]})

@@ -1,9 +1,25 @@
-"""The fine-tuned task models that convert to and from Hugging Face and the original release.
+"""The table of fine-tuned task heads that convert to and from Hugging Face and the original.
 
-A task model is an `AlbertEncoder` plus a head (`model.encoder` holds the encoder). A
+A task model is an `AlbertEncoder` plus a dense head (`model.encoder`, `model.head`). A
 `TaskHead` (task_head.py) says how that head is named outside albert_tf and how to rebuild the
-albert_tf model from a Hugging Face `config.json`. `TASK_HEADS` lists every head the converters
-know; a new task family adds its head module (like classifier_head.py) and one line here.
+albert_tf model from a Hugging Face `config.json`; `TASK_HEADS` lists every head the converters
+know, one row each. A new task family with a head adds its row here.
+
+* Sequence classification: HF `AlbertForSequenceClassification`, dropout + `classifier`
+  Linear(H, num_labels) on the pooled output; `num_labels` (`id2label`) and `problem_type`
+  ("regression" with one output). The original `run_classifier.py`: `output_weights`
+  [num_labels, H], `output_bias`.
+* Extractive QA: HF `AlbertForQuestionAnswering`, `qa_outputs` Linear(H, 2) on
+  `sequence_output` (column 0 start, 1 end), no pooler. The original `run_squad_v1.py`:
+  `cls/squad/output_weights` [2, H]. (The original v2 head, XLNet-style with an answer
+  classifier, has no counterpart here.)
+* Multiple choice: HF `AlbertForMultipleChoice`, dropout + `classifier` Linear(H, 1) on the
+  pooled output of every (context, option) sequence. The original `run_race.py` names it like
+  a one-output classifier, so an original checkpoint cannot say which it holds: it loads as a
+  one-output `AlbertClassifier`, whose weights an `AlbertMultipleChoice` over the same encoder
+  can take (`AlbertMultipleChoice(model.encoder)`, then copy `model.head`).
+* Token classification: HF `AlbertForTokenClassification`, dropout + `classifier` Linear(H,
+  num_labels) over `sequence_output`, no pooler. The original release has no such head.
 
 Example:
     >>> task_head_for_architecture("AlbertForSequenceClassification").model_class.__name__
@@ -12,19 +28,102 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import keras
 
-from albert_tf.convert.classifier_head import SEQUENCE_CLASSIFICATION
-from albert_tf.convert.multiple_choice_head import MULTIPLE_CHOICE
-from albert_tf.convert.span_head import SPAN_QA
 from albert_tf.convert.task_head import TaskHead
-from albert_tf.convert.token_head import TOKEN_CLASSIFICATION
+from albert_tf.models.classifier import AlbertClassifier
+from albert_tf.models.multiple_choice import AlbertMultipleChoice
+from albert_tf.models.span_qa import AlbertSpanQA
+from albert_tf.models.token_classifier import AlbertTokenClassifier
+
+
+def _dropout(values: dict[str, Any]) -> float:
+    dropout = values.get("classifier_dropout_prob")
+    return 0.1 if dropout is None else dropout
+
+
+def _label_names(values: dict[str, Any]) -> list[str]:
+    """`id2label` in id order, else `LABEL_i` for `num_labels` (HF's default: 2)."""
+    id2label = values.get("id2label")
+    if id2label:
+        return [id2label[key] for key in sorted(id2label, key=int)]
+    return [f"LABEL_{i}" for i in range(values.get("num_labels", 2))]
+
+
+def _labels_config(labels: Sequence[str], dropout_rate: float) -> dict[str, Any]:
+    return {
+        "num_labels": len(labels),
+        "id2label": {str(i): name for i, name in enumerate(labels)},
+        "label2id": {name: i for i, name in enumerate(labels)},
+        "classifier_dropout_prob": dropout_rate,
+    }
+
+
+def _span_qa(encoder, values: dict[str, Any]) -> AlbertSpanQA:
+    num_labels = len(_label_names(values))
+    if num_labels != 2:
+        raise ValueError(f"AlbertForQuestionAnswering with num_labels={num_labels}; expected 2.")
+    return AlbertSpanQA(encoder)
+
+
+def _classifier_config(model: AlbertClassifier) -> dict[str, Any]:
+    labels = [f"LABEL_{i}" for i in range(model.num_outputs)]
+    problem = "regression" if model.num_outputs == 1 else "single_label_classification"
+    return {**_labels_config(labels, model.dropout_rate), "problem_type": problem}
+
+
+def _tagger_config(model: AlbertTokenClassifier) -> dict[str, Any]:
+    labels = model.labels or [f"LABEL_{i}" for i in range(model.num_labels)]
+    return _labels_config(labels, model.dropout_rate)
+
 
 TASK_HEADS: tuple[TaskHead, ...] = (
-    SEQUENCE_CLASSIFICATION,
-    SPAN_QA,
-    MULTIPLE_CHOICE,
-    TOKEN_CLASSIFICATION,
+    TaskHead(
+        AlbertClassifier,
+        "AlbertForSequenceClassification",
+        hf_layer="classifier",
+        tf1_prefix="",
+        build=lambda encoder, values: AlbertClassifier(
+            encoder, len(_label_names(values)), dropout_rate=_dropout(values)
+        ),
+        hf_config=_classifier_config,
+        keras_hub_task="AlbertTextClassifier",
+    ),
+    TaskHead(
+        AlbertSpanQA,
+        "AlbertForQuestionAnswering",
+        hf_layer="qa_outputs",
+        tf1_prefix="cls/squad/",
+        build=_span_qa,
+        hf_config=lambda model: {"num_labels": 2},
+        hf_pooler=False,
+    ),
+    TaskHead(
+        AlbertMultipleChoice,
+        "AlbertForMultipleChoice",
+        hf_layer="classifier",
+        tf1_prefix="",
+        tf1_loads=False,
+        build=lambda encoder, values: AlbertMultipleChoice(encoder, _dropout(values)),
+        hf_config=lambda model: {"classifier_dropout_prob": model.dropout_rate},
+    ),
+    TaskHead(
+        AlbertTokenClassifier,
+        "AlbertForTokenClassification",
+        hf_layer="classifier",
+        tf1_prefix=None,
+        build=lambda encoder, values: AlbertTokenClassifier(
+            encoder,
+            len(_label_names(values)),
+            dropout_rate=_dropout(values),
+            labels=_label_names(values),
+        ),
+        hf_config=_tagger_config,
+        hf_pooler=False,
+    ),
 )
 
 

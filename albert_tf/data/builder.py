@@ -51,10 +51,19 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from albert_tf.atomic_files import atomic_output_directory
+from albert_tf.config_fields import option
 from albert_tf.data.deduplication import Deduplicator
-from albert_tf.data.documents import Document, InputError, Opener, read_file_documents
+from albert_tf.data.documents import (
+    DECODE_ERROR_MODES,
+    INPUT_FORMATS,
+    Document,
+    InputError,
+    Opener,
+    read_file_documents,
+)
 from albert_tf.data.instances import InstanceOptions, assemble_instances, build_segment_pairs
 from albert_tf.data.masking import MaskingOptions, mask_instances
+from albert_tf.data.parallelism import available_cores
 from albert_tf.data.records import RecordShardWriter, serialize_examples_buffer
 from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.tfrecord_framing import frame_buffer
@@ -76,33 +85,45 @@ class BuilderOptions:
     and `output_file` (comma-separated shard paths, as in the original) is set.
     """
 
-    input_file: str
-    spm_model_file: str
-    output_dir: str | None = None
-    output_file: str | None = None
-    do_lower_case: bool = True
-    max_seq_length: int = 512
-    max_predictions_per_seq: int = 20
-    masked_lm_prob: float = 0.15
-    short_seq_prob: float = 0.1
-    ngram: int = 3
-    favor_shorter_ngram: bool = True
-    do_whole_word_mask: bool = True
-    random_next_sentence: bool = False
-    sop_random_document_fallback: bool = False
-    dupe_factor: int = 40
-    random_seed: int = 12345
-    num_output_shards: int = 1
-    parallelism: int = 1
-    overwrite: bool = False
-    input_format: str = "text"
-    on_decode_error: str = "strict"
-    batch_characters: int = 1_000_000
-    # Records held for shuffling, over all shards: memory is flat once it is full
-    # (about 10 MB at length 128, 50 MB at 512); training shuffles again.
-    shuffle_buffer_size: int = 10_000
-    dedup_documents: bool = False
-    dedup_lines: bool = False
+    input_file: str = option(dataclasses.MISSING, "Input text files: comma-separated globs.")
+    spm_model_file: str = option(dataclasses.MISSING, "SentencePiece model (ALBERT id layout).")
+    output_dir: str | None = option(None, "Output directory (shards + manifest.json).")
+    output_file: str | None = option(
+        None, "Output TFRecord files, comma-separated (one per shard)."
+    )
+    do_lower_case: bool = option(True, "Lowercase the input (must match the model).")
+    max_seq_length: int = option(512, "Maximum sequence length.")
+    max_predictions_per_seq: int = option(20, "Maximum masked LM predictions per sequence.")
+    masked_lm_prob: float = option(0.15, "Masked LM probability.")
+    short_seq_prob: float = option(0.1, "Probability of a shorter target length.")
+    ngram: int = option(3, "Maximum n-gram length (in words) to mask.")
+    favor_shorter_ngram: bool = option(True, "p(n) proportional to 1/n.")
+    do_whole_word_mask: bool = option(True, "Mask whole words.")
+    random_next_sentence: bool = option(False, "NSP (random B) instead of SOP.")
+    sop_random_document_fallback: bool = option(
+        False, "Original quirk: a one-sentence chunk takes B from a random document (label 1)."
+    )
+    dupe_factor: int = option(40, "Passes over the input, with different masks.")
+    random_seed: int = option(12345, "Seed of every random draw.")
+    num_output_shards: int = option(1, "Shards under --output_dir.")
+    parallelism: int = option(
+        1,
+        "Worker processes; default: the cores this process may use. The output is the same "
+        "for every value.",
+        flag_default=available_cores(),
+    )
+    overwrite: bool = option(False, "Replace an existing output.")
+    input_format: str = option("text", "Input format.", choices=INPUT_FORMATS)
+    on_decode_error: str = option("strict", "Invalid UTF-8 handling.", choices=DECODE_ERROR_MODES)
+    batch_characters: int = option(
+        1_000_000, "Characters per batch of documents (the seeds depend on it)."
+    )
+    # Memory is flat once the buffer is full (about 10 MB at length 128, 50 MB at 512).
+    shuffle_buffer_size: int = option(
+        10_000, "Records held for shuffling before writing (all shards); training shuffles again."
+    )
+    dedup_documents: bool = option(False, "Drop exact duplicate documents (first kept).")
+    dedup_lines: bool = option(False, "Drop lines seen earlier in the corpus (first kept).")
 
     def __post_init__(self):
         if (self.output_dir is None) == (self.output_file is None):

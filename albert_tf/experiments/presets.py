@@ -24,7 +24,7 @@ import dataclasses
 from collections.abc import Callable
 
 from albert_tf.config import SHARING_MODES
-from albert_tf.errors import UserError
+from albert_tf.config_fields import check_choice
 from albert_tf.experiments.cell import Cell
 from albert_tf.experiments.scale import ExperimentScale
 
@@ -146,12 +146,7 @@ PRESETS: dict[str, Preset] = {
 
 
 def get_preset(name: str) -> Preset:
-    if name not in PRESETS:
-        raise UserError(
-            f"unknown experiment preset {name!r}",
-            where="--preset",
-            fix=f"choose one of {', '.join(PRESETS)}",
-        )
+    check_choice("preset", name, PRESETS)
     return PRESETS[name]
 
 

@@ -3,7 +3,8 @@
 Every task family's raw-text SavedModel (classification, span QA, multiple choice, tagging)
 is written through this one function: `keras.export.ExportArchive` tracks the models' variables
 and the tokenizer's SentencePiece resource, each endpoint becomes a signature (the first one
-also `serving_default`, unless one is named so), and the directory is written under a temporary
+also `serving_default`, unless one is named so), TF Serving's warm-up records are added (one per
+signature, real text: `albert_tf.export.warmup`), and the directory is written under a temporary
 name and renamed when complete (`albert_tf.atomic_files`). The result loads with
 `tf.saved_model.load` (only `tensorflow` + `tensorflow_text` imported) and with TF1-style
 loaders such as `saved_model_cli run` (tensorflow_text imported through `sitecustomize`).
@@ -32,6 +33,7 @@ import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.disk_space import explain_disk_full, variables_bytes
+from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.output_lock import output_lock
 from albert_tf.runtime.frozen_weights import frozen_serving_enabled
 
@@ -82,4 +84,5 @@ def _write_endpoints(
         atomic_output_directory(export_dir, overwrite) as temp_dir,
     ):
         archive.write_out(temp_dir, verbose=False)
+        write_warmup_requests(temp_dir, layers)
     return export_dir

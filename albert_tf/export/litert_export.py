@@ -1,14 +1,14 @@
 """`export_litert`: a directory of LiteRT models (inputs x quantizations x batch sizes) + manifest.
 
-What is exported, by what `source` points at:
+What is exported (a `LiteRtSource`):
 
-* a fine-tuning output directory (`model.keras`, `task.json`, `spm.model`, written by
-  `scripts/run_classifier.py` and the other task families): the task model. An
-  `AlbertClassifier` gets `logits`, `probabilities`, `label_ids`; any other task model gets its
-  own outputs (a dict as it is, a tensor as `logits`), so new families export unchanged once
-  their model class is imported (registered with Keras);
-* anything `load_pretrained_encoder` reads (an encoder bundle, an `encoder.keras`, a
-  pretraining workdir or checkpoint, a converted checkpoint): the encoder, with
+* `finetuned_run_source`: the task model of a fine-tuning output directory (`model.keras`,
+  `task.json`, `spm.model`, written by `scripts/run_classifier.py` and the other task
+  families). An `AlbertClassifier` gets `logits`, `probabilities`, `label_ids`; any other task
+  model gets its own outputs (a dict as it is, a tensor as `logits`), so new families export
+  unchanged once their model class is imported (registered with Keras);
+* `encoder_source`: an encoder (`scripts/export_litert.py` loads anything fine-tuning starts
+  from: a bundle, an `encoder.keras`, a pretraining workdir, a converted checkpoint), with
   `pooled_output` and `sequence_output`.
 
 The output directory:
@@ -33,6 +33,7 @@ import keras
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.errors import UserError
+from albert_tf.export.finetuned_run import load_finetuned_model, read_task_file, run_spm_file
 from albert_tf.export.litert import (
     QUANTIZATIONS,
     Outputs,
@@ -43,8 +44,8 @@ from albert_tf.export.litert import (
     text_model,
 )
 from albert_tf.export.litert_runner import LiteRtModel
-from albert_tf.file_names import FINETUNED_MODEL_FILE, SPM_FILE
 from albert_tf.file_names import LITERT_MANIFEST_FILE as MANIFEST_FILE
+from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.model_proto import load_albert_model_proto
 
@@ -71,47 +72,34 @@ class LiteRtSource:
     is_pair: bool = False
 
 
-def load_litert_source(
-    source: str,
-    spm_model_file: str | None = None,
-    albert_config: str | None = None,
-    do_lower_case: bool | None = None,
-) -> LiteRtSource:
-    """Loads a fine-tuning output directory or an encoder (see the module docstring)."""
-    if os.path.isfile(os.path.join(source, FINETUNED_MODEL_FILE)):
-        return _load_task_model(source, spm_model_file)
-    from albert_tf.finetune.pretrained_encoder import load_pretrained_encoder
-
-    pretrained = load_pretrained_encoder(source, albert_config)
-    casing = do_lower_case if do_lower_case is not None else pretrained.do_lower_case
-    return LiteRtSource(
-        model=pretrained.encoder,
-        kind="encoder",
-        spm_model_file=spm_model_file or pretrained.spm_model_file,
-        do_lower_case=True if casing is None else casing,
-        outputs=encoder_outputs,
-    )
-
-
-def _load_task_model(output_dir: str, spm_model_file: str | None) -> LiteRtSource:
-    import tensorflow as tf
-
-    from albert_tf.finetune.training import load_finetuned_model, read_task_file
-    from albert_tf.models.classifier import AlbertClassifier
-
+def finetuned_run_source(output_dir: str, spm_model_file: str | None = None) -> LiteRtSource:
+    """The task model of a finished fine-tuning run (`albert_tf.export.finetuned_run`)."""
     task = read_task_file(output_dir)
-    model = load_finetuned_model(output_dir, tf.distribute.get_strategy())
+    model = load_finetuned_model(output_dir)
     is_classifier = isinstance(model, AlbertClassifier) and task.get("problem") != "regression"
     kind = "classifier" if isinstance(model, AlbertClassifier) else type(model).__name__.lower()
     return LiteRtSource(
         model=model,
         kind=kind,
-        spm_model_file=spm_model_file or os.path.join(output_dir, SPM_FILE),
+        spm_model_file=spm_model_file or run_spm_file(output_dir),
         do_lower_case=task.get("do_lower_case", True),
         outputs=classifier_outputs if is_classifier else default_outputs,
         seq_length=task.get("max_seq_length"),
         labels=task.get("labels"),
         is_pair=bool(task.get("is_pair", False)),
+    )
+
+
+def encoder_source(
+    encoder: keras.Model, spm_model_file: str | None, do_lower_case: bool | None
+) -> LiteRtSource:
+    """An encoder, with `pooled_output` and `sequence_output` (casing default: lowercase)."""
+    return LiteRtSource(
+        model=encoder,
+        kind="encoder",
+        spm_model_file=spm_model_file,
+        do_lower_case=True if do_lower_case is None else do_lower_case,
+        outputs=encoder_outputs,
     )
 
 
@@ -128,7 +116,7 @@ def export_litert(
 
     Args:
         output_dir: directory to create.
-        source: a `LiteRtSource` or a path for `load_litert_source`.
+        source: a `LiteRtSource`, or the path of a finished fine-tuning run.
         seq_length: fixed sequence length (default: the fine-tuning length, else 128).
         batch_sizes: fixed batch sizes to export (1 for phones; more for throughput).
         quantizations: subset of `QUANTIZATIONS`.
@@ -138,7 +126,7 @@ def export_litert(
     output_dir = os.path.abspath(os.fspath(output_dir))
     refuse_existing(output_dir, overwrite)
     if isinstance(source, str):
-        source = load_litert_source(source)
+        source = finetuned_run_source(source)
     seq_length = seq_length or source.seq_length or 128
     _check_choices(inputs, INPUT_KINDS, "--inputs")
     _check_choices(quantizations, QUANTIZATIONS, "--quantizations")

@@ -6,6 +6,8 @@ The export directory:
         saved_model.pb, variables/   signatures serving_default, encode_text, encode_text_pair,
                                      fill_mask (see serving_module.py)
         assets/<spm file>            the SentencePiece model (a tracked tf.saved_model.Asset)
+        assets.extra/                tf_serving_warmup_requests: TF Serving warm-up records,
+                                     one per signature (see warmup.py)
         keras/                       encoder.keras, albert_config.json, spm.model,
                                      tokenizer_config.json (see encoder_bundle.py)
 
@@ -53,10 +55,12 @@ from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import BUNDLE_SUBDIR, save_encoder_bundle
 from albert_tf.export.serving_module import AlbertServingModule
+from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.model_proto import load_albert_model_proto
+from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from albert_tf.training.checkpointing import find_checkpoint, read_into
 
 AlbertModel = AlbertEncoder | AlbertPretrainer
@@ -199,7 +203,6 @@ def export_saved_model(
         `export_dir`.
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
-    runtime.configure()  # Whether the signatures serve on constant weights (frozen_serving).
     with output_lock(export_dir):
         return _export_saved_model(
             export_dir,
@@ -228,6 +231,8 @@ def _export_saved_model(
     if isinstance(model, str):
         model = load_albert_model(model, albert_config)
     encoder, masked_lm_head = _parts(model)
+    # Once the inputs are checked: whether the signatures serve on constant weights.
+    runtime.configure()
     if masked_lm_head is None:
         logging.warning("Exporting an encoder without masked-LM head: no fill_mask signature.")
     module = AlbertServingModule(
@@ -247,6 +252,8 @@ def _export_saved_model(
         atomic_output_directory(export_dir, overwrite) as temp_dir,
     ):
         tf.saved_model.save(module, temp_dir, signatures=signatures)
+        tokenizer = AlbertTokenizer(spm_model_file, do_lower_case=do_lower_case)
+        write_warmup_requests(temp_dir, [tokenizer.text_tokenizer_layer, encoder])
         save_encoder_bundle(
             os.path.join(temp_dir, BUNDLE_SUBDIR),
             encoder,

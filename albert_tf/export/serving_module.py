@@ -63,6 +63,19 @@ _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
 _TEXT_SPEC = tf.TensorSpec([None], tf.string)
 
 
+def tokenizer_resources(text_tokenizer) -> list[tf.saved_model.experimental.TrackableResource]:
+    """The resources (the SentencePiece model) of an in-graph tokenizer, for a SavedModel to track.
+
+    A module that keeps the Keras tokenizer out of its object graph tracks these instead, or
+    `tf.saved_model.save` refuses the functions that capture them.
+    """
+    return [
+        trackable
+        for trackable in tf.train.TrackableView(text_tokenizer).descendants()
+        if isinstance(trackable, tf.saved_model.experimental.TrackableResource)
+    ]
+
+
 class AlbertServingModule(tf.Module):
     """Encoder (+ masked-LM head) with in-graph tokenization, ready for `tf.saved_model.save`.
 
@@ -213,11 +226,7 @@ class AlbertServingModule(tf.Module):
             for variable in function.variables:
                 variables.setdefault(id(variable), variable)
         self._captured_variables = list(variables.values())
-        self._resources = [
-            trackable
-            for trackable in tf.train.TrackableView(self._keras.text_tokenizer).descendants()
-            if isinstance(trackable, tf.saved_model.experimental.TrackableResource)
-        ]
+        self._resources = tokenizer_resources(self._keras.text_tokenizer)
 
     def _encode_ids(self, inputs: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         outputs = self._keras.encode(inputs)

@@ -1,22 +1,28 @@
-"""Fine-tuning ALBERT, one folder per task family, the shared parts once.
+"""Fine-tuning ALBERT: one task interface, one driver, one folder per task family.
 
-Shared by every task family: `finetune_config.FinetuneConfig` (the common settings),
-`flags` (the common absl flags of the `run_*.py` scripts), `pretrained_encoder` (what a run
-starts from: bundles, `.keras` files, pretraining checkpoints, converted HF / TF1 models),
-`training` (seed, strategy, precision, the optimizer recipe, `fit` with resumable callbacks,
-the `output_dir` layout) and `scalar_logger`. Task families: `classification` (GLUE and any
-TSV/CSV, sentence or pair, classification or regression), `span_qa` (SQuAD 1.1/2.0),
-`multiple_choice` (RACE and generic JSONL/CSV) and `tagging` (token classification:
-CoNLL-style / JSONL files, IOB1/IOB2/IOBES, conlleval).
+`run_finetuning(config, output_dir)` (`driver`) runs any family: a `FinetuneTask` subclass
+(`task`) registered by name (`registry`) says what is the family's own (inputs, head, metrics,
+predictions, serving signatures, its typed `task.json`); the driver does the rest (lock,
+checks before writes, build-or-load, seed/strategy/precision, train/eval/predict/export).
+Shared pieces: `finetune_config.FinetuneConfig` (the common settings), `flags` (the scripts'
+flags, generated from the config), `pretrained_encoder` (what a run starts from), `training`
+(the optimizer recipe and `fit`), `datasets` (batching, length buckets), `scalar_logger`.
+Families: `classification` (GLUE and any TSV/CSV, sentence or pair, classification or
+regression), `span_qa` (SQuAD 1.1/2.0), `multiple_choice` (RACE and generic JSONL/CSV) and
+`tagging` (CoNLL-style / JSONL files, IOB1/IOB2/IOBES, conlleval). `docs/adding_a_task_family.md`
+shows how to add one.
 """
 
 from albert_tf.lazy_exports import lazy_exports
 
 __all__ = [
     "FinetuneConfig",
-    "define_finetune_flags",
-    "finetune_config_values",
+    "FinetuneTask",
+    "TaskInfo",
+    "get_family",
     "load_finetuning_encoder",
+    "register_family",
+    "run_finetuning",
 ]
 # Imported on first use (see albert_tf/lazy_exports.py).
 __getattr__, __dir__ = lazy_exports(__name__, __all__)

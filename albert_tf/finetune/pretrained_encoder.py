@@ -1,5 +1,9 @@
 """`load_pretrained_encoder`: the encoder a fine-tuning run starts from.
 
+`load_finetuning_encoder(config, precision)` is what the driver calls: the encoder of
+`--init_checkpoint` (or a fresh one of `--albert_config_file`) with its tokenizer file and
+casing resolved, checked against the tokenizer's vocabulary and `--max_seq_length`.
+
 Sources, by what `init` points at:
 
 * None: a fresh, randomly initialized encoder of `albert_config` (a baseline).
@@ -40,8 +44,10 @@ from albert_tf.export.encoder_bundle import load_encoder, read_tokenizer_config
 from albert_tf.export.encoder_bundle import resolve_bundle_dir as _resolve_bundle_dir
 from albert_tf.export.saved_model import load_albert_model
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE, SPM_FILE
+from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 
 @dataclasses.dataclass
@@ -115,6 +121,57 @@ def load_pretrained_encoder(
     encoder = model.encoder if isinstance(model, AlbertPretrainer) else model
     logging.info("Fine-tuning from %s.", init)
     return PretrainedEncoder(_with_dtype(encoder, dtype), source=init)
+
+
+def load_finetuning_encoder(config: FinetuneConfig, precision: str) -> PretrainedEncoder:
+    """The encoder to fine-tune, with the tokenizer file and casing resolved and checked.
+
+    Call it inside `strategy.scope()`. The tokenizer is `--spm_model_file` when given (with
+    `--do_lower_case`), else the one shipped with the encoder (bundles, converted checkpoints).
+
+    Raises:
+        UserError: no tokenizer, or one whose vocabulary or the sequence length does not fit
+            the encoder.
+    """
+    pretrained = load_pretrained_encoder(
+        config.init_checkpoint or None, config.albert_config_file or None, dtype=precision
+    )
+    spm_model_file = config.spm_model_file or pretrained.spm_model_file
+    if not spm_model_file:
+        raise UserError(
+            "no tokenizer",
+            where="--spm_model_file",
+            fix="pass the SentencePiece model the encoder was pretrained with, or an encoder "
+            "bundle that carries one (--init_checkpoint)",
+        )
+    use_bundled_casing = pretrained.do_lower_case is not None and not config.spm_model_file
+    do_lower_case = pretrained.do_lower_case if use_bundled_casing else config.do_lower_case
+    vocab_size = AlbertTokenizer(spm_model_file).vocab_size
+    check_compatible(pretrained.encoder.config, vocab_size, config, spm_model_file)
+    return dataclasses.replace(
+        pretrained, spm_model_file=spm_model_file, do_lower_case=do_lower_case
+    )
+
+
+def check_compatible(
+    albert_config: AlbertConfig, vocab_size: int, config: FinetuneConfig, spm_model_file: str
+) -> None:
+    """The tokenizer's vocabulary and the sequence length must fit the encoder."""
+    if vocab_size != albert_config.vocab_size:
+        raise UserError(
+            f"the SentencePiece model has {vocab_size} pieces but the encoder "
+            f"({config.init_checkpoint or config.albert_config_file}) has vocab_size "
+            f"{albert_config.vocab_size}",
+            where=spm_model_file,
+            fix="use the tokenizer the encoder was pretrained with",
+        )
+    if config.max_seq_length > albert_config.max_position_embeddings:
+        raise UserError(
+            f"max_seq_length {config.max_seq_length} exceeds the encoder's "
+            f"max_position_embeddings {albert_config.max_position_embeddings}",
+            where="--max_seq_length",
+            fix=f"use at most {albert_config.max_position_embeddings}",
+        )
 
 
 def _bundle_dir(path: str) -> str | None:

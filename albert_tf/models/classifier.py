@@ -6,12 +6,12 @@ from typing import Any
 
 import keras
 
+from albert_tf.models.dense_task_model import DenseTaskModel
 from albert_tf.models.encoder import AlbertEncoder
-from albert_tf.models.task_heads import dense_head, id_inputs, task_encoder
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertClassifier(keras.Model):
+class AlbertClassifier(DenseTaskModel):
     """Sentence (pair) classifier or regressor, as the original `run_classifier.py` builds it.
 
     `pooled_output` ([CLS] through the tanh pooler) -> dropout -> dense. The dense layer is
@@ -44,44 +44,12 @@ class AlbertClassifier(keras.Model):
         dtype: Any = None,
         **kwargs,
     ):
-        encoder = task_encoder(encoder, "AlbertClassifier")
         if num_outputs < 1:
             raise ValueError(f"num_outputs must be >= 1, got {num_outputs}.")
-
-        # === Layers ===
-        dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name="classifier_dropout")
-        head = dense_head(num_outputs, encoder, dtype, "classifier")
-
-        # === Functional graph ===
-        inputs = id_inputs()
-        pooled = encoder(inputs)["pooled_output"]
-        # Float32 logits: the loss and softmax stay exact under mixed precision.
-        logits = keras.ops.cast(head(dropout(pooled)), "float32")
-        super().__init__(inputs=inputs, outputs=logits, **kwargs)
-
-        # === Attributes ===
-        self.encoder = encoder
+        super().__init__(
+            encoder, num_outputs, "classifier", dropout_rate=dropout_rate, dtype=dtype, **kwargs
+        )
         self.num_outputs = num_outputs
-        self.dropout_rate = dropout_rate
-        self.head_dtype = dtype
-        self.dropout = dropout
-        self.head = head
 
-    def call(self, inputs, training=None, mask=None):
-        # The graph above, with the encoder's last block computing the [CLS] row only.
-        pooled = self.encoder.pooled_output(inputs, training=training)
-        return keras.ops.cast(self.head(self.dropout(pooled, training=training)), "float32")
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "trainable": self.trainable,
-            "encoder": keras.saving.serialize_keras_object(self.encoder),
-            "num_outputs": self.num_outputs,
-            "dropout_rate": self.dropout_rate,
-            "dtype": keras.dtype_policies.serialize(self.head.dtype_policy),
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> AlbertClassifier:
-        return cls(**config)
+    def head_config(self) -> dict[str, Any]:
+        return {"num_outputs": self.num_outputs, "dropout_rate": self.dropout_rate}

@@ -6,18 +6,19 @@ from typing import Any
 
 import keras
 
+from albert_tf.models.dense_task_model import DenseTaskModel
 from albert_tf.models.encoder import AlbertEncoder
-from albert_tf.models.task_heads import dense_head, id_inputs, task_encoder
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertSpanQA(keras.Model):
+class AlbertSpanQA(DenseTaskModel):
     """Extractive QA: one dense layer [H -> 2] over every position's `sequence_output`.
 
     The original `run_squad_v1.py` head (`cls/squad/output_weights` [2, H], row 0 start, row
     1 end) and Hugging Face's `AlbertForQuestionAnswering` (`qa_outputs`) alike; v2.0 uses the
     same head, a no-answer being the span at [CLS]. Outputs float32 logits `[B, S, 2]`
-    (`[..., 0]` start, `[..., 1]` end) whatever the dtype policy; train with `span_loss`.
+    (`[..., 0]` start, `[..., 1]` end) whatever the dtype policy; train with `span_loss`. The
+    encoder's pooler is frozen: nothing it computes reaches the logits.
 
     Args:
         encoder: an `AlbertEncoder` (pretrained or fresh), or its serialized form.
@@ -36,26 +37,7 @@ class AlbertSpanQA(keras.Model):
     """
 
     def __init__(self, encoder: AlbertEncoder | dict[str, Any], dtype: Any = None, **kwargs):
-        encoder = task_encoder(encoder, "AlbertSpanQA")
-        head = dense_head(2, encoder, dtype, "qa_outputs")
-        inputs = id_inputs()
-        sequence = encoder(inputs)["sequence_output"]
-        logits = keras.ops.cast(head(sequence), "float32")
-        super().__init__(inputs=inputs, outputs=logits, **kwargs)
-        self.encoder = encoder
-        self.head = head
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "trainable": self.trainable,
-            "encoder": keras.saving.serialize_keras_object(self.encoder),
-            "dtype": keras.dtype_policies.serialize(self.head.dtype_policy),
-        }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> AlbertSpanQA:
-        return cls(**config)
+        super().__init__(encoder, 2, "qa_outputs", reads="sequence_output", dtype=dtype, **kwargs)
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")

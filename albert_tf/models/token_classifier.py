@@ -7,18 +7,19 @@ from typing import Any
 
 import keras
 
+from albert_tf.models.dense_task_model import DenseTaskModel
 from albert_tf.models.encoder import AlbertEncoder
-from albert_tf.models.task_heads import dense_head, id_inputs, task_encoder
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertTokenClassifier(keras.Model):
+class AlbertTokenClassifier(DenseTaskModel):
     """Token classifier (tagger), as Hugging Face's `AlbertForTokenClassification`.
 
     `sequence_output` -> dropout -> dense(num_labels) at every position. The dense layer is
     initialized with a truncated normal of the encoder's `initializer_range` and zero bias.
     Outputs are float32 logits `[B, T, num_labels]` whatever the dtype policy; which positions
-    count (the first piece of each word) is the data's business (`finetune.tagging`).
+    count (the first piece of each word) is the data's business (`finetune.tagging`). The
+    encoder's pooler is frozen: nothing it computes reaches the logits.
 
     Args:
         encoder: an `AlbertEncoder` (pretrained or fresh), or its serialized form.
@@ -47,35 +48,26 @@ class AlbertTokenClassifier(keras.Model):
         dtype: Any = None,
         **kwargs,
     ):
-        encoder = task_encoder(encoder, "AlbertTokenClassifier")
         if num_labels < 1:
             raise ValueError(f"num_labels must be >= 1, got {num_labels}.")
         if labels is not None and len(labels) != num_labels:
             raise ValueError(f"{len(labels)} labels for num_labels={num_labels}.")
-        dropout = keras.layers.Dropout(dropout_rate, dtype=dtype, name="token_dropout")
-        head = dense_head(num_labels, encoder, dtype, "token_classifier")
-        inputs = id_inputs()
-        sequence = encoder(inputs)["sequence_output"]
-        # Float32 logits: the loss and softmax stay exact under mixed precision.
-        logits = keras.ops.cast(head(dropout(sequence)), "float32")
-        super().__init__(inputs=inputs, outputs=logits, **kwargs)
-        self.encoder = encoder
+        super().__init__(
+            encoder,
+            num_labels,
+            "token_classifier",
+            reads="sequence_output",
+            dropout_rate=dropout_rate,
+            dropout_name="token_dropout",
+            dtype=dtype,
+            **kwargs,
+        )
         self.num_labels = num_labels
-        self.dropout_rate = dropout_rate
         self.labels = tuple(labels) if labels is not None else None
-        self.head = head
 
-    def get_config(self) -> dict[str, Any]:
+    def head_config(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "trainable": self.trainable,
-            "encoder": keras.saving.serialize_keras_object(self.encoder),
             "num_labels": self.num_labels,
             "dropout_rate": self.dropout_rate,
             "labels": list(self.labels) if self.labels is not None else None,
-            "dtype": keras.dtype_policies.serialize(self.head.dtype_policy),
         }
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any]) -> AlbertTokenClassifier:
-        return cls(**config)

@@ -27,6 +27,7 @@ import time
 
 import tensorflow as tf
 
+from albert_tf.config_fields import check_choice
 from albert_tf.errors import UserError
 from albert_tf.runtime.machine import BF16_FLAGS, cpu_flags
 from albert_tf.runtime.probe_cache import cached_probe
@@ -51,8 +52,7 @@ def resolve_precision(
     >>> resolve_precision("auto") in ("float32", "mixed_bfloat16")
     True
     """
-    if precision not in PRECISIONS:
-        raise UserError(f"precision={precision!r}; choose one of {PRECISIONS}.")
+    check_choice("precision", precision, PRECISIONS)
     if precision != "auto":
         return precision
     forced = os.environ.get("ALBERT_TF_AUTO_PRECISION")

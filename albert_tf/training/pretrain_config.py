@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-from typing import Any
 
+from albert_tf.config_fields import check_range, option
 from albert_tf.data.masking import MaskingOptions
 from albert_tf.errors import UserError
-from albert_tf.training.optimizers import OPTIMIZER_NAMES
-from albert_tf.training.precision import PRECISIONS
-from albert_tf.training.strategy import STRATEGIES
+from albert_tf.training.training_config import TrainingConfig
 
 
 @dataclasses.dataclass(frozen=True)
-class PretrainConfig:
-    """Settings of `train_and_evaluate`; names follow the original flags.
+class PretrainConfig(TrainingConfig):
+    """Settings of `train_and_evaluate` (`TrainingConfig` plus the data, the model and the
+    schedule); names follow the original flags.
 
     Batch sizes are *global*: `train_batch_size` examples per optimizer update
     over all replicas and workers (the paper's batch size, the one the learning
@@ -30,57 +28,51 @@ class PretrainConfig:
     'mixed_bfloat16'
     """
 
-    input_file: str = ""
-    albert_config_file: str = ""
-    eval_file: str = ""
-    init_checkpoint: str = ""
-    do_train: bool = True
-    do_eval: bool = False
     train_batch_size: int = 4096
-    eval_batch_size: int = 64
-    max_seq_length: int = 512
-    max_predictions_per_seq: int = 20
     optimizer: str = "lamb"
     learning_rate: float = 0.00176
-    num_train_steps: int = 125_000
-    num_warmup_steps: int = 3125
-    weight_decay: float = 0.01
-    clip_norm: float = 1.0
-    save_checkpoints_steps: int = 5000
-    keep_checkpoint_max: int = 5
-    max_eval_steps: int = 100
-    log_every_steps: int = 100
-    strategy: str = "one_device"
-    tpu: str = ""
-    # "auto": float32 on CPUs without AMX, mixed_bfloat16 on TPU, Ampere+ GPU, AMX CPU.
-    precision: str = "auto"
-    jit_compile: bool = False
-    steps_per_execution: int = 1
-    gradient_accumulation_steps: int = 1
-    seed: int = 12345
-    shuffle_buffer_size: int = 10_000
-    # Re-draw the whole-word n-gram masks every time a training record is read,
-    # masking `masked_lm_prob` of the pieces in n-grams of up to `ngram` words (the
-    # data builder's defaults); eval keeps the records' masks.
-    dynamic_masking: bool = False
-    masked_lm_prob: float = 0.15
-    ngram: int = 3
-    # Weight of the sentence-order (or NSP) loss in the total; 0.0 trains MLM only
-    # (the paper's Table 5 "None" row); the head is then left untrained.
-    sentence_order_loss_weight: float = 1.0
+    input_file: str = option("", "TFRecord glob patterns for training, comma-separated.")
+    albert_config_file: str = option(
+        "", "The model's albert_config.json, or a preset name (e.g. albert_base)."
+    )
+    eval_file: str = option("", "TFRecord glob patterns for evaluation, comma-separated.")
+    init_checkpoint: str = option(
+        "",
+        "Start from: a pretraining checkpoint (dir or prefix; encoder and heads) or an "
+        "encoder.keras file (encoder only). Ignored when output_dir already has a checkpoint.",
+    )
+    do_train: bool = option(True, "Train.")
+    do_eval: bool = option(False, "Evaluate at every checkpoint and at the end; keep best/.")
+    max_seq_length: int = option(512, "Sequence length of the records.")
+    max_predictions_per_seq: int = option(20, "Masked positions per record.")
+    num_train_steps: int = option(125_000, "Optimizer updates.")
+    num_warmup_steps: int = option(3125, "Linear warmup steps.")
+    save_checkpoints_steps: int = option(5000, "Steps between checkpoints.")
+    keep_checkpoint_max: int = option(5, "Checkpoints kept.")
+    max_eval_steps: int = option(100, "Eval batches at most.")
+    log_every_steps: int = option(100, "Steps between log lines and summaries.")
+    gradient_accumulation_steps: int = option(
+        1, "Micro-batches per update (same math, less memory)."
+    )
+    shuffle_buffer_size: int = option(10_000, "Training records in the shuffle buffer.")
+    dynamic_masking: bool = option(
+        False,
+        "Re-draw the whole-word n-gram masks each time a training record is read (needs "
+        "token_boundary in the records); eval keeps the records' masks.",
+    )
+    masked_lm_prob: float = option(
+        0.15, "With --dynamic_masking: share of the pieces to mask (then capped)."
+    )
+    ngram: int = option(3, "With --dynamic_masking: longest masked n-gram, in words.")
+    sentence_order_loss_weight: float = option(
+        1.0,
+        "Weight of the sentence-order (or NSP) loss; 0 trains MLM only (the paper's Table 5 "
+        "'None' row; the head stays untrained).",
+    )
 
     def __post_init__(self) -> None:
-        choices = {
-            "optimizer": OPTIMIZER_NAMES,
-            "strategy": STRATEGIES,
-            "precision": PRECISIONS,
-        }
-        for name, allowed in choices.items():
-            if getattr(self, name) not in allowed:
-                raise UserError(f"{name}={getattr(self, name)!r}; choose one of {allowed}.")
+        super().__post_init__()
         for name in (
-            "train_batch_size",
-            "eval_batch_size",
             "max_seq_length",
             "max_predictions_per_seq",
             "num_train_steps",
@@ -88,20 +80,13 @@ class PretrainConfig:
             "keep_checkpoint_max",
             "max_eval_steps",
             "log_every_steps",
-            "steps_per_execution",
             "gradient_accumulation_steps",
         ):
-            if getattr(self, name) < 1:
-                raise UserError(f"{name} must be >= 1, got {getattr(self, name)}.")
-        if self.num_warmup_steps < 0:
-            raise UserError(f"num_warmup_steps must be >= 0, got {self.num_warmup_steps}.")
-        if not 0.0 < self.masked_lm_prob <= 1.0:
-            raise UserError(f"masked_lm_prob must be in (0, 1], got {self.masked_lm_prob}.")
+            check_range(name, getattr(self, name), low=1)
+        check_range("num_warmup_steps", self.num_warmup_steps, low=0)
+        check_range("masked_lm_prob", self.masked_lm_prob, 0.0, 1.0, low_open=True, high_open=False)
         self.masking_options()  # checks ngram
-        if self.sentence_order_loss_weight < 0:
-            raise ValueError(
-                f"sentence_order_loss_weight must be >= 0, got {self.sentence_order_loss_weight}."
-            )
+        check_range("sentence_order_loss_weight", self.sentence_order_loss_weight, low=0)
         if not self.albert_config_file:
             raise UserError("albert_config_file is required (the model's albert_config.json).")
         if self.do_train and not self.input_file:
@@ -121,9 +106,3 @@ class PretrainConfig:
             masked_lm_prob=self.masked_lm_prob,
             ngram=self.ngram,
         )
-
-    def replace(self, **changes: Any) -> PretrainConfig:
-        return dataclasses.replace(self, **changes)
-
-    def to_json_string(self) -> str:
-        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True) + "\n"

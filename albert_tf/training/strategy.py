@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from albert_tf.errors import UserError
+from albert_tf.config_fields import check_choice
 
 STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
 
@@ -38,7 +38,8 @@ def create_strategy(
         return tf.distribute.MultiWorkerMirroredStrategy()
     if name == "tpu":
         return _tpu_strategy(tpu_address or "")
-    raise UserError(f"Unknown strategy {name!r}; choose one of {STRATEGIES}.")
+    check_choice("strategy", name, STRATEGIES)
+    raise AssertionError(f"strategy {name!r} is listed but not built")
 
 
 def _mirrored_devices(num_gpus: int | None) -> list[str]:

@@ -20,6 +20,7 @@ from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from albert_tf.tokenization import AlbertTokenizer
 from albert_tf.tokenization.text_packing import pack_segments_reference
 from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
+from tests.warmup_replay import assert_replayed
 
 VENV_BIN = pathlib.Path(sys.executable).parent
 SEQ_LENGTH = 24
@@ -89,6 +90,13 @@ def test_signatures_and_attributes(sm_loaded, tiny_model_file, sm_export_dir):
     asset_path = sm_loaded.sentencepiece_model_file.asset_path.numpy().decode()
     assert asset_path.startswith(os.path.join(sm_export_dir, "assets"))
     assert pathlib.Path(asset_path).read_bytes() == pathlib.Path(tiny_model_file).read_bytes()
+
+
+def test_warmup_requests_replay(sm_export_dir):
+    results = assert_replayed(sm_export_dir)
+    assert set(results) == {"serving_default", "encode_text", "encode_text_pair", "fill_mask"}
+    assert results["fill_mask"]["num_masks"].tolist() == [1]  # Real text with a [MASK].
+    assert results["encode_text_pair"]["input_type_ids"].max() == 1  # A real pair.
 
 
 def test_serving_default_equals_keras(sm_loaded, sm_pretrainer):

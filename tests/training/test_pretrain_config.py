@@ -12,7 +12,7 @@ VALID = dict(albert_config_file="albert_config.json", input_file="train-*.tfreco
 @pytest.mark.parametrize(
     "changes, message",
     [
-        ({"optimizer": "sgd"}, "optimizer='sgd'; choose one of"),
+        ({"optimizer": "sgd"}, "optimizer='sgd' is not supported"),
         ({"ngram": 0}, "ngram must be >= 1"),
         ({"masked_lm_prob": 0.0}, r"masked_lm_prob must be in \(0, 1\]"),
         ({"masked_lm_prob": 1.5}, r"masked_lm_prob must be in \(0, 1\]"),

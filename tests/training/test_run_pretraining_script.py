@@ -20,13 +20,15 @@ _CHILD = textwrap.dedent(
     """
     import dataclasses, importlib.util, json, sys
     from absl import flags
+    from albert_tf.config_flags import config_from_flags
+    from albert_tf.training.pretrain_config import PretrainConfig
     spec = importlib.util.spec_from_file_location("run_pretraining", sys.argv[1])
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     flags.FLAGS(["run_pretraining", *sys.argv[2:]])
     print(json.dumps({
         "defaults": {name: flags.FLAGS[name].default for name in flags.FLAGS},
-        "config": dataclasses.asdict(script.config_from_flags(flags.FLAGS)),
+        "config": dataclasses.asdict(config_from_flags(PretrainConfig)),
     }))
     """
 )

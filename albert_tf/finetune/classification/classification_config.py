@@ -4,50 +4,39 @@ from __future__ import annotations
 
 import dataclasses
 
-from albert_tf.errors import UserError
-from albert_tf.finetune.classification.tasks import PROBLEMS, TASK_NAMES
+from albert_tf.config_fields import option
+from albert_tf.finetune.classification.tasks import PROBLEMS, TASK_NAMES, canonical_task_name
 from albert_tf.finetune.finetune_config import FinetuneConfig
-
-# Spellings of GLUE task names that users type.
-_TASK_ALIASES = {"sst2": "sst-2", "stsb": "sts-b"}
 
 
 @dataclasses.dataclass(frozen=True)
 class ClassificationConfig(FinetuneConfig):
     """`FinetuneConfig` plus the task and its files (the flags of `run_classifier.py`).
 
+    `task` may be spelled as users type it ("SST2", "sts_b"); it is kept in its canonical form.
+
     Example:
-    >>> config = ClassificationConfig(task="sst-2", data_dir="glue/SST-2",
+    >>> config = ClassificationConfig(task="sst2", data_dir="glue/SST-2",
     ...                               init_checkpoint="bundle/", do_train=True, do_eval=True)
-    >>> config.replace(learning_rate=2e-5).learning_rate
-    2e-05
+    >>> config.task, config.replace(learning_rate=2e-5).learning_rate
+    ('sst-2', 2e-05)
     """
 
-    task: str = "sst-2"
-    data_dir: str = ""
-    train_file: str = ""  # Override of the task's train file (a path, or a name in data_dir).
-    dev_file: str = ""
-    test_file: str = ""
-    text_a_column: str = ""  # tsv/csv: header name or 0-based position.
-    text_b_column: str = ""
-    label_column: str = ""
-    index_column: str = ""
-    has_header: bool = True
-    problem: str = "classification"
-    labels: tuple[str, ...] = ()  # tsv/csv classification; inferred from train when empty.
+    task: str = option("sst-2", "GLUE task, or tsv/csv (generic files).", choices=TASK_NAMES)
+    train_file: str = option("", "Train file name (or path); default: the task's.")
+    dev_file: str = option("", "Dev file name (or path); default: the task's.")
+    test_file: str = option("", "File to predict (or path); default: the task's test.")
+    text_a_column: str = option("", "tsv/csv: header name or 0-based position of text A.")
+    text_b_column: str = option("", "tsv/csv: column of text B (pair tasks).")
+    label_column: str = option("", "tsv/csv: column of the label.")
+    index_column: str = option("", "tsv/csv: id column written with predictions.")
+    has_header: bool = option(True, "tsv/csv: the first line names the columns.")
+    problem: str = option("classification", "tsv/csv: what the label is.", choices=PROBLEMS)
+    labels: tuple[str, ...] = option(
+        (), "tsv/csv classification: class names (default: read from the training file)."
+    )
 
     def __post_init__(self) -> None:
+        # Frozen: the canonical spelling is set once, before the choices are checked.
+        object.__setattr__(self, "task", canonical_task_name(self.task))
         super().__post_init__()
-        task = self.task.lower().replace("_", "-")
-        if _TASK_ALIASES.get(task, task) not in TASK_NAMES:
-            raise UserError(
-                f"task={self.task!r} is not supported",
-                where="--task",
-                fix=f"choose one of {', '.join(TASK_NAMES)}",
-            )
-        if self.problem not in PROBLEMS:
-            raise UserError(
-                f"problem={self.problem!r} is not supported",
-                where="--problem",
-                fix=f"choose one of {', '.join(PROBLEMS)}",
-            )

@@ -28,10 +28,9 @@ from collections.abc import Sequence
 
 import tensorflow as tf
 
-from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.endpoints import Endpoints
+from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
 from albert_tf.models.classifier import AlbertClassifier
-from albert_tf.runtime.frozen_weights import frozen_inference
-from albert_tf.runtime.serving_weights import serving_copy
 from albert_tf.runtime.trim_padding import cut_to_longest
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
@@ -40,16 +39,13 @@ _TEXT_SPEC = tf.TensorSpec([None], tf.string)
 
 
 def classifier_endpoints(
-    model: AlbertClassifier,
+    predict: Predict,
     text_features: AlbertTextFeatures,
     labels: Sequence[str] | None,
     is_pair: bool = False,
-) -> dict:
+) -> Endpoints:
     """Signature name -> (function, input signature) of the module docstring."""
-    if labels is not None and len(labels) != model.num_outputs:
-        raise ValueError(f"{len(labels)} labels for a model with {model.num_outputs} outputs.")
     label_names = tf.constant(list(labels)) if labels is not None else None
-    predict = frozen_inference(model)
 
     def outputs(features: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         # Short texts need not pay for `max_seq_length`: cut the padding no row needs.
@@ -57,13 +53,7 @@ def classifier_endpoints(
         logits = tf.cast(predict(features), tf.float32)
         if label_names is None:
             return {"logits": logits, "scores": logits[:, 0]}
-        label_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return {
-            "logits": logits,
-            "probabilities": tf.nn.softmax(logits, axis=-1),
-            "label_ids": label_ids,
-            "labels": tf.gather(label_names, label_ids),
-        }
+        return choice_outputs(logits, label_names, "label")
 
     def serve(input_word_ids, input_mask, input_type_ids):
         ids = {"input_word_ids": input_word_ids, "input_mask": input_mask}
@@ -81,6 +71,13 @@ def classifier_endpoints(
     else:
         endpoints["classify_text"] = (classify_text, [_TEXT_SPEC])
     return endpoints
+
+
+def built_text_features(text_features: AlbertTextFeatures, is_pair: bool) -> AlbertTextFeatures:
+    """`text_features`, built (export needs built layers) on a tiny input."""
+    texts = tf.constant([""])
+    text_features([texts, texts] if is_pair else texts)
+    return text_features
 
 
 def export_classifier(
@@ -104,13 +101,12 @@ def export_classifier(
     Returns:
         `export_dir`.
     """
-    model = serving_copy(model)
-    endpoints = classifier_endpoints(model, text_features, labels, is_pair)
-    _build(text_features, is_pair)
-    return export_endpoints(export_dir, endpoints, [text_features], overwrite, frozen=[model])
-
-
-def _build(text_features: AlbertTextFeatures, is_pair: bool) -> None:
-    """Builds the featurizer (export needs built layers) on a tiny input."""
-    texts = tf.constant([""])
-    text_features([texts, texts] if is_pair else texts)
+    if labels is not None and len(labels) != model.num_outputs:
+        raise ValueError(f"{len(labels)} labels for a model with {model.num_outputs} outputs.")
+    return export_task_model(
+        export_dir,
+        model,
+        lambda predict: classifier_endpoints(predict, text_features, labels, is_pair),
+        [built_text_features(text_features, is_pair)],
+        overwrite,
+    )

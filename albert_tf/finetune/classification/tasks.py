@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from albert_tf.config_fields import check_choice
 from albert_tf.errors import UserError
 
 Column = str | int  # A header name, or a 0-based position.
@@ -87,8 +88,7 @@ class TaskSpec:
     test_files: tuple[tuple[str, str], ...] = (("test.tsv", "test"),)
 
     def __post_init__(self) -> None:
-        if self.problem not in PROBLEMS:
-            raise UserError(f"problem={self.problem!r}; choose one of {PROBLEMS}.")
+        check_choice("problem", self.problem, PROBLEMS, where=f"task {self.name}")
         if self.problem == "classification" and self.labels is not None:
             if len(self.labels) < 2:
                 raise UserError(
@@ -227,6 +227,19 @@ GLUE_TASKS: dict[str, TaskSpec] = {
 }
 
 TASK_NAMES = (*GLUE_TASKS, *GENERIC_FORMATS)
+# Spellings of GLUE task names that users type.
+_TASK_ALIASES = {"sst2": "sst-2", "stsb": "sts-b", "sts": "sts-b"}
+
+
+def canonical_task_name(name: str) -> str:
+    """`name` as `TASK_NAMES` spell it ("SST2", "sst_2" -> "sst-2"); unknown names unchanged.
+
+    Example:
+        >>> canonical_task_name("STS_B"), canonical_task_name("tsv")
+        ('sts-b', 'tsv')
+    """
+    key = name.lower().replace("_", "-")
+    return _TASK_ALIASES.get(key, key)
 
 
 def get_task(name: str, labels: Sequence[str] | None = None) -> TaskSpec:
@@ -234,12 +247,8 @@ def get_task(name: str, labels: Sequence[str] | None = None) -> TaskSpec:
 
     `labels`, when given, must be the task's own label set (a check against a wrong --labels).
     """
-    key = name.lower().replace("_", "-")
-    key = {"sst2": "sst-2", "stsb": "sts-b", "sts": "sts-b"}.get(key, key)
-    if key not in GLUE_TASKS:
-        raise UserError(
-            f"Unknown task {name!r}; choose one of {TASK_NAMES} (tsv/csv need column flags)."
-        )
+    key = canonical_task_name(name)
+    check_choice("task", key, GLUE_TASKS)
     spec = GLUE_TASKS[key]
     if labels:
         if spec.labels is None:
@@ -279,10 +288,8 @@ def generic_task(
     `labels` may be None for classification: they are then read from the training file
     (`albert_tf.finetune.classification.examples.infer_labels`) and set with `TaskSpec.with_labels`.
     """
-    if file_format not in GENERIC_FORMATS:
-        raise UserError(f"file_format={file_format!r}; choose one of {GENERIC_FORMATS}.")
-    if problem not in PROBLEMS:
-        raise UserError(f"--problem={problem!r}; choose one of {PROBLEMS}.")
+    check_choice("task", file_format, GENERIC_FORMATS)
+    check_choice("problem", problem, PROBLEMS)
     if problem == "regression" and labels:
         raise UserError("--labels is for classification; a regression task takes none.")
     text_a, text_b = parse_column(text_a_column), parse_column(text_b_column)

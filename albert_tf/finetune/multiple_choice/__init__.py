@@ -1,7 +1,8 @@
 """Multiple choice: RACE's layout and generic JSONL/CSV files.
 
-`run.run_multiple_choice(MultipleChoiceConfig, output_dir)` does a whole run; the pieces are
-`examples` (reading and checking files), `encoding` (the original RACE encoding in Python),
+`task.MultipleChoiceTask` is the family on the fine-tuning driver
+(`task.run_multiple_choice(config, output_dir)` does a whole run); the pieces are `examples`
+(reading and checking files), `encoding` (the original RACE encoding in Python),
 `choice_features.ChoiceFeatures` (the same in graph, for training and serving), `datasets`,
 `metrics`, `models.multiple_choice.AlbertMultipleChoice` and `serving.export_multiple_choice`.
 """
@@ -10,6 +11,7 @@ from albert_tf.lazy_exports import lazy_exports
 
 __all__ = [
     "MultipleChoiceConfig",
+    "MultipleChoiceTask",
     "export_multiple_choice",
     "run_multiple_choice",
 ]

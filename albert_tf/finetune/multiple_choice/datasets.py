@@ -1,8 +1,8 @@
-"""`make_dataset`: multiple-choice examples -> a `tf.data.Dataset` of (features, label).
+"""Multiple-choice examples -> a `tf.data.Dataset` of (features, label), one per question.
 
 Options are padded with "" to the widest question of the set (a padding option packs to zeros
 and gets no probability), then `ChoiceFeatures` encodes them in the input pipeline, once
-(cached). Training datasets repeat, reshuffle every pass and drop the last partial batch.
+(cached); batching is every family's (`albert_tf.finetune.datasets`).
 """
 
 from __future__ import annotations
@@ -27,15 +27,10 @@ def padded_options(examples: Sequence[MultipleChoiceExample]) -> np.ndarray:
     )
 
 
-def make_dataset(
-    examples: Sequence[MultipleChoiceExample],
-    features: ChoiceFeatures,
-    batch_size: int,
-    training: bool = False,
-    seed: int = 0,
-    with_labels: bool = True,
+def featurized_questions(
+    examples: Sequence[MultipleChoiceExample], features: ChoiceFeatures, with_labels: bool = True
 ) -> tf.data.Dataset:
-    """Batches of `(features, label)` (`features` alone when `with_labels` is False)."""
+    """One `(features [N, L], label)` element per question (`features` alone without labels)."""
     columns = (
         tf.constant([example.context for example in examples]),
         tf.constant([example.question for example in examples]),
@@ -49,8 +44,4 @@ def make_dataset(
     if with_labels:
         labels = np.array([example.label for example in examples], np.int32)
         dataset = tf.data.Dataset.zip((dataset, tf.data.Dataset.from_tensor_slices(labels)))
-    dataset = dataset.cache()
-    if training:
-        dataset = dataset.shuffle(len(examples), seed=seed, reshuffle_each_iteration=True)
-        dataset = dataset.repeat()
-    return dataset.batch(batch_size, drop_remainder=training).prefetch(tf.data.AUTOTUNE)
+    return dataset.cache()

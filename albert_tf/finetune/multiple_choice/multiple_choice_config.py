@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from albert_tf.config_fields import check_range, option
 from albert_tf.errors import UserError
 from albert_tf.finetune.finetune_config import FinetuneConfig
 
@@ -27,40 +28,40 @@ class MultipleChoiceConfig(FinetuneConfig):
     max_seq_length: int = 512
     learning_rate: float = 1e-5
     eval_batch_size: int = 8
-    task: str = "race"
-    train_file: str = ""  # race: folder (searched recursively), file or glob; generic: a file.
-    dev_file: str = ""
-    test_file: str = ""
-    holdout_fraction: float = 0.0  # > 0: dev = this share of train_file's articles (by hash).
-    max_qa_length: int = 128
-    blank_per_underscore: bool = False  # The original's "_" filling (once per underscore).
+    task: str = option("race", "race (RACE folders/files) or generic.", choices=TASKS)
+    train_file: str = option(
+        "", "race: folder (searched recursively), file or glob; generic: a file."
+    )
+    dev_file: str = option("", "Dev data, as --train_file.")
+    test_file: str = option("", "Data to predict (answers not needed), as --train_file.")
+    holdout_fraction: float = option(
+        0.0, "Evaluate on this share of --train_file's articles (by hash); not with --dev_file."
+    )
+    max_qa_length: int = option(128, "Question+option pieces kept (the last ones).")
+    blank_per_underscore: bool = option(
+        False, "Fill a '_' blank as the original: once per underscore."
+    )
     # -- generic files: field names --
-    context_column: str = "context"
-    question_column: str = "question"
-    options_column: str = "options"
-    option_columns: tuple[str, ...] = ()  # Default: answer0.., option0.., ending0.. columns.
-    label_column: str = "label"
-    id_column: str = "id"
+    context_column: str = option("context", "generic: context field.")
+    question_column: str = option("question", "generic: question field.")
+    options_column: str = option("options", "generic: options list field.")
+    option_columns: tuple[str, ...] = option(
+        (), "generic: one field per option (default: answer0.., option0.., ending0.. columns)."
+    )
+    label_column: str = option("label", "generic: answer index or letter.")
+    id_column: str = option("id", "generic: id written with predictions.")
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.task not in TASKS:
-            raise UserError(
-                f"task={self.task!r} is not supported",
-                where="--task",
-                fix=f"choose one of {', '.join(TASKS)}",
-            )
-        if not 1 <= self.max_qa_length <= self.max_seq_length - 3:
-            raise UserError(
-                f"max_qa_length {self.max_qa_length} must be in [1, max_seq_length - 3 = "
-                f"{self.max_seq_length - 3}]",
-                where="--max_qa_length",
-            )
-        if not 0.0 <= self.holdout_fraction < 1.0:
-            raise UserError(
-                f"holdout_fraction must be in [0, 1), got {self.holdout_fraction}",
-                where="--holdout_fraction",
-            )
+        check_range(
+            "max_qa_length",
+            self.max_qa_length,
+            low=1,
+            high=self.max_seq_length - 3,
+            high_open=False,
+            why="at most max_seq_length - 3",
+        )
+        check_range("holdout_fraction", self.holdout_fraction, low=0.0, high=1.0)
         if self.holdout_fraction and self.dev_file:
             raise UserError(
                 "--holdout_fraction takes the dev set from --train_file",

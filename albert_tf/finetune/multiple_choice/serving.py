@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.endpoints import Endpoints
+from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
-from albert_tf.runtime.frozen_weights import frozen_inference
-from albert_tf.runtime.serving_weights import serving_copy
 
 _LETTERS = tf.constant([chr(ord("A") + i) for i in range(26)])
 _IDS_SPEC = tf.TensorSpec([None, None, None], tf.int32)
@@ -36,19 +35,11 @@ _TEXT_SPEC = tf.TensorSpec([None], tf.string)
 _OPTIONS_SPEC = tf.TensorSpec([None, None], tf.string)
 
 
-def multiple_choice_endpoints(model: AlbertMultipleChoice, features: ChoiceFeatures) -> dict:
+def multiple_choice_endpoints(predict: Predict, features: ChoiceFeatures) -> Endpoints:
     """Signature name -> (function, input signature) of the module docstring."""
-    predict = frozen_inference(model)
 
     def outputs(packed: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-        logits = tf.cast(predict(packed), tf.float32)
-        answer_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
-        return {
-            "logits": logits,
-            "probabilities": tf.nn.softmax(logits, axis=-1),
-            "answer_ids": answer_ids,
-            "answers": tf.gather(_LETTERS, answer_ids),
-        }
+        return choice_outputs(predict(packed), _LETTERS, "answer")
 
     def serve(input_word_ids, input_mask, input_type_ids):
         return outputs(
@@ -68,6 +59,13 @@ def multiple_choice_endpoints(model: AlbertMultipleChoice, features: ChoiceFeatu
     }
 
 
+def built_choice_features(features: ChoiceFeatures) -> ChoiceFeatures:
+    """`features`, built (export needs built layers) on a tiny input."""
+    texts = tf.constant([""])
+    features([texts, texts, tf.constant([["a"]])])
+    return features
+
+
 def export_multiple_choice(
     export_dir: str,
     model: AlbertMultipleChoice,
@@ -75,8 +73,10 @@ def export_multiple_choice(
     overwrite: bool = False,
 ) -> str:
     """Saves the SavedModel (written under a temporary name, renamed when complete)."""
-    model = serving_copy(model)
-    endpoints = multiple_choice_endpoints(model, features)
-    texts = tf.constant([""])
-    features([texts, texts, tf.constant([["a"]])])  # Export needs built layers.
-    return export_endpoints(export_dir, endpoints, [features], overwrite, frozen=[model])
+    return export_task_model(
+        export_dir,
+        model,
+        lambda predict: multiple_choice_endpoints(predict, features),
+        [built_choice_features(features)],
+        overwrite,
+    )

@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.endpoints import Endpoints
+from albert_tf.export.task_export import Predict, export_task_model
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
 from albert_tf.models.span_qa import AlbertSpanQA
-from albert_tf.runtime.frozen_weights import frozen_inference
-from albert_tf.runtime.serving_weights import serving_copy
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.piece_offsets import encode_with_offsets_tf
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
@@ -105,17 +104,16 @@ def best_spans_tf(logits, in_context, max_answer_length: int):
 
 
 def span_qa_endpoints(
-    model: AlbertSpanQA,
+    predict: Predict,
     tokenizer_layer: AlbertTextTokenizer,
-    seq_length: int,
-    doc_stride: int,
-    max_query_length: int,
+    featurizer: SquadFeaturizer,
     max_answer_length: int = 30,
     with_null: bool = False,
     null_score_diff_threshold: float = 0.0,
-) -> dict:
-    """Signature name -> (function, input signature) of the module docstring."""
-    predict = frozen_inference(model)
+) -> Endpoints:
+    """Signature name -> (function, input signature) of the module docstring; the windows are
+    `featurizer`'s (`max_seq_length`, `doc_stride`, `max_query_length`)."""
+    seq_length, max_query_length = featurizer.max_seq_length, featurizer.max_query_length
 
     def answer(question, context):
         question_ids = tokenizer_layer(question)[:, :max_query_length]
@@ -123,7 +121,7 @@ def span_qa_endpoints(
             context, tokenizer_layer._sentencepiece, tokenizer_layer.do_lower_case
         )
         features, in_context, starts, ends, example = windows_tf(
-            question_ids, context_ids, char_starts, char_ends, seq_length, doc_stride
+            question_ids, context_ids, char_starts, char_ends, seq_length, featurizer.doc_stride
         )
         logits = tf.cast(predict(features), tf.float32)
         score, first, last, null = best_spans_tf(logits, in_context, max_answer_length)
@@ -157,11 +155,20 @@ def span_qa_endpoints(
     return {"answer": (answer, [_TEXT_SPEC, _TEXT_SPEC])}
 
 
+def serving_tokenizer(featurizer: SquadFeaturizer) -> AlbertTextTokenizer:
+    """The in-graph tokenizer of `featurizer`'s SentencePiece model and casing, built."""
+    tokenizer = featurizer.tokenizer
+    layer = AlbertTextTokenizer(
+        proto=tokenizer.serialized_model_proto(), do_lower_case=tokenizer.do_lower_case
+    )
+    layer(tf.constant([""]))  # Export needs built layers.
+    return layer
+
+
 def export_span_qa(
     export_dir: str,
     model: AlbertSpanQA,
     featurizer: SquadFeaturizer,
-    n_best_size: int = 20,
     max_answer_length: int = 30,
     with_null: bool = False,
     null_score_diff_threshold: float = 0.0,
@@ -173,26 +180,17 @@ def export_span_qa(
         export_dir: directory to create.
         model: the fine-tuned `AlbertSpanQA`.
         featurizer: the run's `SquadFeaturizer` (tokenizer, lengths, stride).
-        n_best_size: unused by the signature (it returns the best answer); kept for symmetry.
         max_answer_length: longest answer in pieces.
         with_null: v2: answer "" when the null odds exceed `null_score_diff_threshold`.
         overwrite: replace an existing `export_dir` once the new one is complete.
     """
-    del n_best_size
-    tokenizer = featurizer.tokenizer
-    layer = AlbertTextTokenizer(
-        proto=tokenizer.serialized_model_proto(), do_lower_case=tokenizer.do_lower_case
-    )
-    layer(tf.constant([""]))  # Export needs built layers.
-    model = serving_copy(model)
-    endpoints = span_qa_endpoints(
+    layer = serving_tokenizer(featurizer)
+    return export_task_model(
+        export_dir,
         model,
-        layer,
-        featurizer.max_seq_length,
-        featurizer.doc_stride,
-        featurizer.max_query_length,
-        max_answer_length,
-        with_null,
-        float(null_score_diff_threshold),
+        lambda predict: span_qa_endpoints(
+            predict, layer, featurizer, max_answer_length, with_null, null_score_diff_threshold
+        ),
+        [layer],
+        overwrite,
     )
-    return export_endpoints(export_dir, endpoints, [layer], overwrite, frozen=[model])

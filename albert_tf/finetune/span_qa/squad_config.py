@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from albert_tf.config_fields import check_range, option
 from albert_tf.errors import UserError
 from albert_tf.finetune.finetune_config import FinetuneConfig
 
@@ -15,7 +16,8 @@ class SquadConfig(FinetuneConfig):
     Defaults: max_seq_length 384, doc_stride 128, max_query_length 64, n_best_size 20,
     max_answer_length 30, train batch 48, learning rate 5e-5, 2 epochs, 10% warmup.
     `null_score_diff_threshold` None means: the one chosen on the dev file (best F1) when it
-    has gold answers, else the one stored by the run, else 0.0.
+    has gold answers, else the one stored by the run, else 0.0. Evaluating and predicting are
+    one step here: every `predict_file` is predicted, and scored when it has answers.
 
     Example:
         >>> config = SquadConfig(train_file="train.json", version_2_with_negative=True)
@@ -28,22 +30,24 @@ class SquadConfig(FinetuneConfig):
     num_train_epochs: float = 2.0
     train_batch_size: int = 48
     do_eval: bool = False
-    train_file: str = ""
-    predict_file: str = ""  # One file or several, comma-separated; the first v2 one tunes.
-    version_2_with_negative: bool = False
-    doc_stride: int = 128
-    max_query_length: int = 64
-    n_best_size: int = 20
-    max_answer_length: int = 30
-    null_score_diff_threshold: float | None = None
+    train_file: str = option("", "SQuAD JSON to train on.")
+    predict_file: str = option(
+        "", "SQuAD JSON file(s) to predict and score, comma-separated; the first v2 one tunes."
+    )
+    version_2_with_negative: bool = option(False, "SQuAD v2.0: questions may have no answer.")
+    doc_stride: int = option(128, "Pieces between context windows.")
+    max_query_length: int = option(64, "Question pieces kept.")
+    n_best_size: int = option(20, "Answers in nbest_predictions.json.")
+    max_answer_length: int = option(30, "Longest answer (pieces).")
+    null_score_diff_threshold: float | None = option(
+        None,
+        "v2: answer '' when null score - best span score exceeds this (default: chosen on dev).",
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
         for name in ("doc_stride", "max_query_length", "n_best_size", "max_answer_length"):
-            if getattr(self, name) <= 0:
-                raise UserError(
-                    f"{name} must be positive, got {getattr(self, name)}", where=f"--{name}"
-                )
+            check_range(name, getattr(self, name), low=0, low_open=True)
         if self.max_query_length + 4 > self.max_seq_length:
             raise UserError(
                 f"max_query_length {self.max_query_length} leaves no room for the context in "
@@ -52,13 +56,7 @@ class SquadConfig(FinetuneConfig):
                 fix=f"use at most {self.max_seq_length - 4}, or a longer --max_seq_length",
             )
 
-    def check_files(self) -> None:
-        """The files the asked steps need are named (checked when a run starts)."""
-        if self.do_train and not self.train_file:
-            raise UserError("--do_train needs a training file", where="--train_file")
-        if (self.do_eval or self.do_predict) and not self.predict_files:
-            raise UserError("--do_predict needs a file to predict", where="--predict_file")
-
     @property
     def predict_files(self) -> list[str]:
-        return [path for path in self.predict_file.split(",") if path]
+        """The `predict_file` paths (under `data_dir` when given without a directory)."""
+        return [self.data_path(path) for path in self.predict_file.split(",") if path]

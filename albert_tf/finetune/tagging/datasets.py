@@ -1,14 +1,13 @@
 """Sentences -> `tf.data` windows for Keras, and the Keras model's tag ids per word.
 
 Training: batches of sentences are featurized in the input pipeline by `WordPieceAligner`
-(in-graph tokenization, windows), the windows are cached, shuffled every epoch and batched
-with a static shape. Prediction: each batch of sentences goes through the same aligner and the
-model, and the logits at each word's first piece are its prediction (`gather_word_logits`), so
-every word gets exactly one, windows or not.
+(in-graph tokenization, windows), the windows are cached and batched as every family's are
+(`albert_tf.finetune.datasets`). Prediction: each batch of sentences goes through the same
+aligner and the model, and the logits at each word's first piece are its prediction
+(`gather_word_logits`), so every word gets exactly one, windows or not.
 
 Illustration (not run):
-    dataset, num_windows = make_training_dataset(words, label_ids, aligner, 32, seed=1)
-    model.fit(dataset, steps_per_epoch=num_windows // 32, epochs=3)
+    windows, num_windows = training_windows(words, label_ids, aligner)
     predict_tag_ids(model, aligner, words, batch_size=64)  # [[tag id per word] per sentence]
 """
 
@@ -46,14 +45,10 @@ def sentence_batches(
     return dataset.ragged_batch(batch_size).with_options(NOTHING_TO_TUNE)
 
 
-def make_training_dataset(
-    words: Sequence[Sequence[str]],
-    label_ids: Sequence[Sequence[int]],
-    aligner: WordPieceAligner,
-    batch_size: int,
-    seed: int = 0,
+def training_windows(
+    words: Sequence[Sequence[str]], label_ids: Sequence[Sequence[int]], aligner: WordPieceAligner
 ) -> tuple[tf.data.Dataset, int]:
-    """(repeating shuffled batches of `(features, label_ids)` windows, number of windows)."""
+    """(one `(features, label_ids)` element per window, in order and cached; their number)."""
 
     def featurize(words, labels):
         features, _ = aligner(words, labels)
@@ -61,10 +56,7 @@ def make_training_dataset(
         return features, labels
 
     windows = sentence_batches(words, label_ids).map(featurize).unbatch().cache()
-    num_windows = int(windows.reduce(0, lambda count, _: count + 1))
-    dataset = windows.shuffle(num_windows, seed=seed, reshuffle_each_iteration=True).repeat()
-    dataset = dataset.batch(batch_size, drop_remainder=True)
-    return dataset.prefetch(tf.data.AUTOTUNE), num_windows
+    return windows, int(windows.reduce(0, lambda count, _: count + 1))
 
 
 def predict_tag_ids(
@@ -80,7 +72,7 @@ def predict_tag_ids(
     sentences are mostly far shorter than `max_seq_length`, and a handful of lengths keeps the
     compiled shapes few), run through the model and decoded in one function, traced once per
     (model, aligner) and reused by later calls while the weights stay the same. On one CPU
-    replica the model runs on frozen weights (`albert_tf.finetune.prediction`).
+    replica the model runs on frozen weights (`albert_tf.runtime.prediction`).
     """
     tag_ids_of = _tag_ids_function(model, aligner, strategy)
     predictions: list[np.ndarray] = []

@@ -30,6 +30,7 @@ import logging
 import os
 from collections.abc import Iterator
 
+from albert_tf.config_fields import check_choice
 from albert_tf.errors import UserError
 from albert_tf.finetune.tagging.tag_schemes import canonical_scheme, check_tag, split_tag
 
@@ -108,8 +109,7 @@ def read_tagged_file(
         UserError: missing file, empty file, malformed line or tag (naming file and line).
     """
     scheme = canonical_scheme(scheme)
-    if file_format not in FILE_FORMATS:
-        raise UserError(f"file format {file_format!r} is not supported", where="--file_format")
+    check_choice("file_format", file_format, FILE_FORMATS)
     if not os.path.isfile(path):
         raise UserError("no such file", where=path, fix="check --data_dir and the file flags")
     if file_format == "auto":

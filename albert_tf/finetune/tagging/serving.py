@@ -33,23 +33,20 @@ from collections.abc import Sequence
 
 import tensorflow as tf
 
-from albert_tf.export.endpoints import export_endpoints
+from albert_tf.export.endpoints import Endpoints
+from albert_tf.export.task_export import Predict, export_task_model
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.models.token_classifier import AlbertTokenClassifier
-from albert_tf.runtime.frozen_weights import frozen_inference
-from albert_tf.runtime.serving_weights import serving_copy
+from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
 
 
 def tagger_endpoints(
-    model: AlbertTokenClassifier, aligner: WordPieceAligner, labels: Sequence[str]
-) -> dict:
+    predict: Predict, aligner: WordPieceAligner, labels: Sequence[str]
+) -> Endpoints:
     """Signature name -> (function, input signature) of the module docstring."""
-    if len(labels) != model.num_labels:
-        raise ValueError(f"{len(labels)} labels for a model with {model.num_labels} tags.")
     label_names = tf.constant(list(labels))
-    predict = frozen_inference(model)
 
     def tag_ragged(words: tf.RaggedTensor) -> dict[str, tf.Tensor]:
         features, alignment = aligner(words)
@@ -105,7 +102,18 @@ def export_tagger(
     Returns:
         `export_dir`.
     """
-    model = serving_copy(model)
-    endpoints = tagger_endpoints(model, aligner, labels)
-    aligner.tokenizer(tf.constant([""]))  # Export needs built layers.
-    return export_endpoints(export_dir, endpoints, [aligner.tokenizer], overwrite, frozen=[model])
+    if len(labels) != model.num_labels:
+        raise ValueError(f"{len(labels)} labels for a model with {model.num_labels} tags.")
+    return export_task_model(
+        export_dir,
+        model,
+        lambda predict: tagger_endpoints(predict, aligner, labels),
+        [built_tokenizer(aligner)],
+        overwrite,
+    )
+
+
+def built_tokenizer(aligner: WordPieceAligner) -> AlbertTextTokenizer:
+    """The aligner's tokenizer, built (export needs built layers) on a tiny input."""
+    aligner.tokenizer(tf.constant([""]))
+    return aligner.tokenizer

@@ -22,19 +22,20 @@ Example:
 
 from __future__ import annotations
 
+from albert_tf.config_fields import check_choice
+
 SCHEMES = ("iob1", "iob2", "iobes")
 # "bio" is another name of IOB2.
 SCHEME_ALIASES = {"bio": "iob2"}
+SCHEME_NAMES = (*SCHEMES, *SCHEME_ALIASES)  # What users may write.
 _PREFIXES = {"iob1": ("B", "I"), "iob2": ("B", "I"), "iobes": ("B", "I", "E", "S")}
 
 
 def canonical_scheme(name: str) -> str:
-    """The scheme's name in `SCHEMES` ("BIO" -> "iob2"); ValueError for an unknown one."""
+    """The scheme's name in `SCHEMES` ("BIO" -> "iob2"); a `UserError` for an unknown one."""
     key = name.lower()
-    key = SCHEME_ALIASES.get(key, key)
-    if key not in SCHEMES:
-        raise ValueError(f"tag scheme {name!r} is not supported; choose one of {SCHEMES} or bio")
-    return key
+    check_choice("tag_scheme", key, SCHEME_NAMES)
+    return SCHEME_ALIASES.get(key, key)
 
 
 def split_tag(tag: str) -> tuple[str, str]:

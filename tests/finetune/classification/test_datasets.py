@@ -1,10 +1,13 @@
 """Tests for albert_tf.finetune.classification.datasets: length bucketing of training batches."""
 
 import numpy as np
+import pytest
 
 from albert_tf.finetune.classification.datasets import make_dataset
 from albert_tf.finetune.classification.examples import Examples
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+
+pytestmark = pytest.mark.slow  # Tokenizes in tf.data; one test fits under XLA.
 
 
 def _examples(count: int = 96) -> Examples:

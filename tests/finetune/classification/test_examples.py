@@ -7,7 +7,8 @@ import pytest
 
 from albert_tf.finetune.classification.examples import infer_labels, read_examples, read_unlabeled
 from albert_tf.finetune.classification.tasks import generic_task, get_task
-from tests.finetune.conftest import GLUE_DIR, write_lines
+from tests.finetune.classification.conftest import GLUE_DIR
+from tests.finetune.conftest import write_lines
 
 T = "\t"
 MNLI_PARSES = ["( ( A ) b )", "( c )", "(ROOT (S a))", "(ROOT (S c))"]

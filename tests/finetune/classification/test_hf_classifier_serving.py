@@ -23,6 +23,8 @@ from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.conftest import TINY_VOCAB_SIZE
 
+pytestmark = pytest.mark.slow  # Converts a Hugging Face model and exports it.
+
 SEQ_LENGTH = 48  # Long enough that no pair is truncated.
 TEXTS_A = ["a gorgeous , witty film", "the worst script ever", "warm and funny", "boring"]
 TEXTS_B = ["it was good .", "i did not like it at all , sadly", "yes", "the end"]

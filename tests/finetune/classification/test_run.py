@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
-from albert_tf.finetune.classification.run import run_classifier
+from albert_tf.finetune.classification.task import run_classifier
 from albert_tf.finetune.training import plan_steps
-from tests.finetune.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH, write_lines
+from tests.finetune.classification.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH
+from tests.finetune.conftest import write_lines
 
 
+@pytest.mark.slow  # Needs the trained classification run.
 def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     output_dir, results = finetuned_run
     assert results["train_examples"] == 36 and results["train_steps"] == 12
@@ -23,6 +25,7 @@ def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
         "task.json",
         "spm.model",
         "finetune_config.json",
+        "runtime.json",
         "eval_results.json",
         "checkpoints/epoch-02.weights.h5",
     ):
@@ -43,6 +46,7 @@ def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
 
+@pytest.mark.slow  # Trains a model.
 def test_generic_tsv_regression(tmp_path, tiny_config_file, tiny_model_file):
     rows = [
         f"{text}\t{score}"
@@ -79,7 +83,7 @@ def test_vocabulary_mismatch_is_a_clear_error(tmp_path, tiny_run_config, tiny_co
 
 
 def test_eval_without_a_finetuned_model_is_a_clear_error(tmp_path, tiny_run_config):
-    with pytest.raises(ValueError, match="no fine-tuned model.keras, .*run with --do_train"):
+    with pytest.raises(ValueError, match="no task.json, .*run with --do_train"):
         run_classifier(tiny_run_config.replace(do_train=False), str(tmp_path))
 
 
@@ -88,6 +92,7 @@ def test_labels_that_do_not_match_the_task(tmp_path, tiny_run_config):
         run_classifier(tiny_run_config.replace(labels=("neg", "pos")), str(tmp_path))
 
 
+@pytest.mark.slow  # Needs the trained classification run.
 def test_predictions_are_consistent_with_metrics(finetuned_run):
     output_dir, results = finetuned_run
     # Dev = the 6 distinct training sentences; accuracy is a multiple of 1/6.

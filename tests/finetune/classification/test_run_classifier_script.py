@@ -8,10 +8,14 @@ import pathlib
 import subprocess
 import sys
 
+import pytest
+
 from albert_tf.export.encoder_bundle import save_encoder_bundle
 from albert_tf.models.encoder import AlbertEncoder
 from tests.conftest import REPO_ROOT
-from tests.finetune.conftest import SEQ_LENGTH
+from tests.finetune.classification.conftest import SEQ_LENGTH
+
+pytestmark = pytest.mark.slow  # Fine-tunes in a subprocess.
 
 
 def test_script_trains_and_evaluates_from_a_bundle(

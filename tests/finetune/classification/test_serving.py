@@ -12,7 +12,9 @@ import tensorflow as tf
 
 from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
-from tests.finetune.conftest import NEGATIVE, POSITIVE
+from tests.finetune.classification.conftest import NEGATIVE, POSITIVE
+
+pytestmark = pytest.mark.slow  # Needs the trained classification run; exports.
 
 TEXTS = POSITIVE + NEGATIVE + ["an unseen sentence , with café and [MASK]", ""]
 

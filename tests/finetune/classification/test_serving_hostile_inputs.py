@@ -8,6 +8,8 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece ops of the Sa
 
 from tests.hostile_text import HOSTILE_BATCHES, assert_serves, hostile_batch
 
+pytestmark = pytest.mark.slow  # Needs the trained classification run.
+
 
 @pytest.fixture(scope="module")
 def served(finetuned_run):

@@ -36,7 +36,7 @@ def test_aliases(alias, name):
 
 
 def test_unknown_task_and_wrong_labels_are_clear_errors():
-    with pytest.raises(ValueError, match="Unknown task 'wnli2'"):
+    with pytest.raises(ValueError, match="task='wnli2' is not supported"):
         get_task("wnli2")
     with pytest.raises(ValueError, match=r"do not match task rte's labels"):
         get_task("rte", labels=["yes", "no"])

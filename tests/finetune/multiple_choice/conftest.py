@@ -7,7 +7,9 @@ import pathlib
 
 import pytest
 
+import albert_tf.finetune.multiple_choice.task  # noqa: F401  (registers the family)
 from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
+from tests.finetune.conftest import finished_run
 
 SEQ_LENGTH = 32
 QA_LENGTH = 8
@@ -54,33 +56,15 @@ def race_dirs(tmp_path_factory) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="session")
-def choice_config(race_dirs, tiny_config_file, tiny_model_file) -> MultipleChoiceConfig:
+def choice_config(race_dirs, tiny_run_settings) -> MultipleChoiceConfig:
     train_dir, dev_dir = race_dirs
+    settings = tiny_run_settings(SEQ_LENGTH, 4, 2e-3, 2, max_qa_length=QA_LENGTH, eval_batch_size=3)
     return MultipleChoiceConfig(
-        task="race",
-        train_file=train_dir,
-        dev_file=dev_dir,
-        test_file=dev_dir,
-        albert_config_file=tiny_config_file,
-        spm_model_file=tiny_model_file,
-        max_seq_length=SEQ_LENGTH,
-        max_qa_length=QA_LENGTH,
-        train_batch_size=4,
-        eval_batch_size=3,
-        learning_rate=2e-3,
-        num_train_epochs=2,
-        do_train=True,
-        do_eval=True,
-        do_predict=True,
+        train_file=train_dir, dev_file=dev_dir, test_file=dev_dir, **settings
     )
 
 
 @pytest.fixture(scope="session")
 def choice_run(tmp_path_factory, choice_config):
     """One tiny RACE run with export: (output_dir, results)."""
-    from albert_tf.finetune.multiple_choice.run import run_multiple_choice
-
-    output_dir = str(tmp_path_factory.mktemp("choice_run"))
-    return output_dir, run_multiple_choice(
-        choice_config.replace(export_saved_model=True), output_dir
-    )
+    return finished_run(tmp_path_factory, choice_config.replace(export_saved_model=True), "choice")

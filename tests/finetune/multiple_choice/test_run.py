@@ -15,10 +15,11 @@ import tensorflow as tf
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.finetune.multiple_choice.datasets import padded_options
 from albert_tf.finetune.multiple_choice.examples import read_race
-from albert_tf.finetune.multiple_choice.run import run_multiple_choice
+from albert_tf.finetune.multiple_choice.task import run_multiple_choice
 from tests.finetune.multiple_choice.conftest import ARTICLES, race_article
 
 
+@pytest.mark.slow  # Needs the trained multiple-choice run.
 def test_train_eval_predict_then_reload(choice_run, choice_config, race_dirs):
     output_dir, results = choice_run
     assert results["train_examples"] == 16 and results["train_steps"] == 8
@@ -44,6 +45,7 @@ def test_train_eval_predict_then_reload(choice_run, choice_config, race_dirs):
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
 
+@pytest.mark.slow  # Needs the trained run; serves it.
 def test_saved_model_chooses_as_keras_does(choice_run, race_dirs):
     output_dir, results = choice_run
     task = json.load(open(os.path.join(output_dir, "task.json")))
@@ -104,19 +106,20 @@ def test_bad_dev_file_is_found_before_training(tmp_path, choice_config):
 
 
 def test_holdout_splits_by_article(race_dirs, choice_config):
-    from albert_tf.finetune.multiple_choice.run import read_data
+    from albert_tf.finetune.multiple_choice.task import MultipleChoiceTask
 
-    data = read_data(choice_config.replace(dev_file="", holdout_fraction=0.3, do_predict=False))
-    train_groups = {e.group for e in data["train"]}
-    dev_groups = {e.group for e in data["dev"]}
+    config = choice_config.replace(dev_file="", holdout_fraction=0.3, do_predict=False)
+    data = MultipleChoiceTask(config).read_inputs(None)
+    train_groups = {e.group for e in data.train}
+    dev_groups = {e.group for e in data.dev}
     assert dev_groups and train_groups and not train_groups & dev_groups
-    assert len(data["train"]) + len(data["dev"]) == 16
-    again = read_data(choice_config.replace(dev_file="", holdout_fraction=0.3, do_predict=False))
-    assert [e.id for e in again["dev"]] == [e.id for e in data["dev"]]
+    assert len(data.train) + len(data.dev) == 16
+    again = MultipleChoiceTask(config).read_inputs(None)
+    assert [e.id for e in again.dev] == [e.id for e in data.dev]
 
 
 def test_config_errors(choice_config):
-    with pytest.raises(ValueError, match="max_qa_length 30 must be in"):
+    with pytest.raises(ValueError, match=r"max_qa_length must be in \[1, 29\] .*got 30"):
         choice_config.replace(max_qa_length=30)
     with pytest.raises(ValueError, match="pass one of --dev_file and --holdout_fraction"):
         choice_config.replace(holdout_fraction=0.2)
@@ -145,6 +148,7 @@ print("RESULT" + json.dumps(out["probabilities"].numpy().tolist()))
 """
 
 
+@pytest.mark.slow  # A subprocess serves the run.
 def test_choose_loads_with_only_tensorflow_and_tensorflow_text(choice_run, tmp_path):
     _, results = choice_run
     args = {

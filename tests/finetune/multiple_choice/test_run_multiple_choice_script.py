@@ -7,8 +7,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO_ROOT
 from tests.finetune.multiple_choice.conftest import QA_LENGTH, SEQ_LENGTH
+
+pytestmark = pytest.mark.slow  # Runs the script in subprocesses.
 
 HEADER = "id,context,question,answer0,answer1,answer2,label\n"
 ROWS = [

@@ -10,9 +10,11 @@ import pathlib
 
 import pytest
 
+import albert_tf.finetune.span_qa.task  # noqa: F401  (registers the family)
 from albert_tf.finetune.span_qa.squad_config import SquadConfig
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from tests.conftest import SHARED_DATA
+from tests.finetune.conftest import finished_run
 
 SQUAD_DIR = SHARED_DATA / "squad"
 SQUAD_FILES = ("v1.1/xquad.en.json", "v2.0/train.json", "v2.0/dev.json")
@@ -64,30 +66,15 @@ def squad_slices(tmp_path_factory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def tiny_squad_config(squad_slices, tiny_config_file, tiny_model_file) -> SquadConfig:
-    return SquadConfig(
-        train_file=squad_slices["train"],
-        predict_file=f"{squad_slices['dev']},{squad_slices['xquad']}",
-        version_2_with_negative=True,
-        albert_config_file=tiny_config_file,
-        spm_model_file=tiny_model_file,
-        max_seq_length=SEQ_LENGTH,
-        doc_stride=24,
-        max_query_length=16,
-        train_batch_size=16,
-        eval_batch_size=64,
-        learning_rate=1e-3,
-        num_train_epochs=1,
-        do_train=True,
-        do_predict=True,
-        export_saved_model=True,
-    )
+def tiny_squad_config(squad_slices, tiny_run_settings) -> SquadConfig:
+    files = {"train_file": squad_slices["train"], "version_2_with_negative": True}
+    files["predict_file"] = f"{squad_slices['dev']},{squad_slices['xquad']}"
+    windows = dict(doc_stride=24, max_query_length=16, eval_batch_size=64)
+    settings = tiny_run_settings(SEQ_LENGTH, 16, 1e-3, 1, export_saved_model=True, **windows)
+    return SquadConfig(**files, **settings)
 
 
 @pytest.fixture(scope="session")
 def squad_run(tmp_path_factory, tiny_squad_config):
     """One tiny SQuAD v2 run with predictions and export: (output_dir, results)."""
-    from albert_tf.finetune.span_qa.run import run_squad
-
-    output_dir = str(tmp_path_factory.mktemp("squad_run"))
-    return output_dir, run_squad(tiny_squad_config, output_dir)
+    return finished_run(tmp_path_factory, tiny_squad_config, "squad_run")

@@ -84,6 +84,7 @@ def test_every_answer_maps_back_to_its_exact_text_or_a_covering_piece(squad_file
         assert text in mapped and len(mapped) > len(text)
 
 
+@pytest.mark.slow  # Decodes whole SQuAD files.
 def test_oracle_logits_score_100_on_every_mappable_question(squad_file, tiny_tokenizer):
     featurizer = SquadFeaturizer(tiny_tokenizer, max_seq_length=384)
     examples = squad_file.examples

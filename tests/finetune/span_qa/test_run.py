@@ -14,11 +14,12 @@ import tensorflow as tf
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.span_qa.examples import read_squad
-from albert_tf.finetune.span_qa.run import run_squad
+from albert_tf.finetune.span_qa.task import run_squad
 from tests.conftest import REPO_ROOT
 from tests.finetune.span_qa.conftest import squad_json, write_json
 
 
+@pytest.mark.slow  # Needs the trained span QA run.
 def test_run_writes_official_files_and_scores(squad_run, squad_slices):
     output_dir, results = squad_run
     assert results["train_questions"] == 40 and results["train_windows"] > 40
@@ -47,6 +48,7 @@ def test_run_writes_official_files_and_scores(squad_run, squad_slices):
     assert results["dev/f1"] == pytest.approx(results["dev/best_f1"])
 
 
+@pytest.mark.slow  # A subprocess serves the run.
 def test_saved_model_answers_equal_the_python_pipeline(squad_run, squad_slices):
     """The whole dev slice (24 questions, several windows each) through `answer`."""
     output_dir, results = squad_run
@@ -83,6 +85,7 @@ def test_saved_model_answers_equal_the_python_pipeline(squad_run, squad_slices):
         assert example.context[start:end] == served["answer"][row]
 
 
+@pytest.mark.slow  # Serves the trained run.
 def test_windows_in_the_graph_handle_long_and_empty_contexts(squad_run):
     output_dir, results = squad_run
     qa = tf.saved_model.load(results["saved_model"])
@@ -109,6 +112,7 @@ def test_v2_data_without_the_flag_and_empty_dev_are_user_errors(
         run_squad(config, str(tmp_path / "b"))
 
 
+@pytest.mark.slow  # Runs the script in a subprocess.
 def test_script_reports_bad_input_in_one_line(tmp_path):
     bad = write_json(tmp_path / "bad.json", '{"version": "v2.0", "data": [}')
     result = subprocess.run(

@@ -1,4 +1,4 @@
-"""Shared fixtures: tiny tagging files (IOB2) and one tiny fine-tuning run with export.
+"""Tiny tagging files (IOB2) and one tiny fine-tuning run with export.
 
 The model is `tiny_config_file` / `tiny_model_file` (tests/finetune/conftest.py,
 tests/conftest.py): 2 layers, hidden 32, 300 pieces.
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+import albert_tf.finetune.tagging.task  # noqa: F401  (registers the family)
 from albert_tf.finetune.tagging.tagging_config import TaggingConfig
-from tests.finetune.conftest import write_lines
+from tests.finetune.conftest import finished_run, write_lines
 
 SEQ_LENGTH = 16
 
@@ -46,26 +47,13 @@ def tagging_dir(tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="session")
-def tagging_config(tagging_dir, tiny_config_file, tiny_model_file) -> TaggingConfig:
-    return TaggingConfig(
-        data_dir=tagging_dir,
-        albert_config_file=tiny_config_file,
-        spm_model_file=tiny_model_file,
-        max_seq_length=SEQ_LENGTH,
-        train_batch_size=8,
-        eval_batch_size=4,
-        learning_rate=3e-3,
-        num_train_epochs=4,
-        do_train=True,
-        do_eval=True,
-        do_predict=True,
-    )
+def tagging_config(tagging_dir, tiny_run_settings) -> TaggingConfig:
+    settings = tiny_run_settings(SEQ_LENGTH, 8, learning_rate=3e-3, num_train_epochs=4)
+    return TaggingConfig(data_dir=tagging_dir, eval_batch_size=4, **settings)
 
 
 @pytest.fixture(scope="session")
 def tagging_run(tmp_path_factory, tagging_config):
     """One tiny fine-tuning run with export: (output_dir, results)."""
-    from albert_tf.finetune.tagging.run import run_tagging
-
-    output_dir = str(tmp_path_factory.mktemp("tagged"))
-    return output_dir, run_tagging(tagging_config.replace(export_saved_model=True), output_dir)
+    config = tagging_config.replace(export_saved_model=True)
+    return finished_run(tmp_path_factory, config, "tagged")

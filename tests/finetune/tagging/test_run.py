@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
+
 from albert_tf.finetune.tagging.conlleval import conlleval
 from tests.finetune.tagging.conftest import SENTENCES
+
+pytestmark = pytest.mark.slow  # Needs the trained tagging run, or trains one.
 
 
 def test_run_writes_scores_predictions_and_model(tagging_run):
@@ -45,7 +49,7 @@ def test_dev_predictions_are_conll_and_rescore_to_the_reported_f1(tagging_run):
 
 
 def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
-    from albert_tf.finetune.tagging.run import run_tagging
+    from albert_tf.finetune.tagging.task import run_tagging
 
     output_dir, results = tagging_run
     again = run_tagging(tagging_config.replace(do_train=False, do_predict=False), output_dir)
@@ -55,7 +59,7 @@ def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
 
 def test_conll2003_shaped_iob1_files_run_end_to_end(tmp_path, tagging_config):
     """4 columns, IOB1, -DOCSTART-: trains, scores and writes `word gold predicted`."""
-    from albert_tf.finetune.tagging.run import run_tagging
+    from albert_tf.finetune.tagging.task import run_tagging
     from tests.finetune.conftest import write_lines
     from tests.finetune.tagging.test_sentences import CONLL2003
 

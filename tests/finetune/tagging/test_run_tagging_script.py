@@ -11,10 +11,12 @@ import sys
 import pytest
 
 from albert_tf.errors import UserError
-from albert_tf.finetune.tagging.run import run_tagging
+from albert_tf.finetune.tagging.task import run_tagging
 from tests.conftest import REPO_ROOT
 from tests.finetune.conftest import write_lines
 from tests.finetune.tagging.conftest import SEQ_LENGTH
+
+pytestmark = pytest.mark.slow  # Runs the script in subprocesses.
 
 
 def run_script(*flags: str) -> subprocess.CompletedProcess:

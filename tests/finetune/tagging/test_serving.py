@@ -19,6 +19,8 @@ from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 from tests.finetune.tagging.conftest import SENTENCES, SEQ_LENGTH
 
+pytestmark = pytest.mark.slow  # Needs the trained tagging run; exports and serves it.
+
 # Short, unseen, empty, a zero-piece word and one sentence longer than a window.
 WORDS = [words for words, _ in SENTENCES] + [
     ["café", "in", "new", "york", "\u200b", "[MASK]"],

@@ -1,0 +1,184 @@
+"""`run_finetuning(config, output_dir)`: one fine-tuning run of any task family.
+
+Flax-example style: one function takes a config and an output directory and does what the
+config asks (`do_train`, `do_eval`, `do_predict`, `export_saved_model`), the same way for every
+family (`albert_tf.finetune.task.FinetuneTask`, found by the config's type in the registry):
+
+1. take the output directory's lock (one job per directory), seed everything, choose the
+   strategy, the precision and this machine's speed-only forms (`albert_tf.runtime`);
+2. read and check every input the asked steps need, and the finished run's `task.json` when
+   not training, before anything is written: a bad file fails with its name and line and
+   leaves `output_dir` as it was;
+3. build the model from the pretrained encoder (training) or load the finished run's;
+4. train, evaluate, predict and export, in that order.
+
+Layout of `output_dir` (families add their prediction files):
+
+    finetune_config.json, task.json, spm.model, model.keras   `albert_tf.export.finetuned_run`
+    runtime.json                                              the speed-only forms chosen
+    checkpoints/, backup/, logs/train                         `albert_tf.finetune.training`
+    eval_results.json, logs/eval                              the scores of `evaluate`
+    saved_model/                                              the family's signatures
+
+Illustration (not run; importing a family's `task` module registers the family):
+    run_finetuning(TaggingConfig(data_dir="wnut17", init_checkpoint="bundle/"), "/tmp/ner")
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from typing import Any
+
+import keras
+import tensorflow as tf
+
+from albert_tf import runtime
+from albert_tf.atomic_files import atomic_write_text
+from albert_tf.errors import UserError
+from albert_tf.export.finetuned_run import (
+    load_finetuned_model,
+    read_task_file,
+    run_spm_file,
+    write_run_files,
+)
+from albert_tf.export.task_export import export_task_model
+from albert_tf.file_names import TASK_FILE
+from albert_tf.finetune.datasets import training_batches
+from albert_tf.finetune.finetune_config import FinetuneConfig
+from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
+from albert_tf.finetune.registry import family_for_config
+from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskInfo, TaskInputs
+from albert_tf.finetune.training import optimizer_step, train
+from albert_tf.output_lock import output_lock
+from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.training.precision import resolve_precision
+from albert_tf.training.strategy import create_strategy
+from albert_tf.training.summaries import write_scalars
+
+EVAL_RESULTS_FILE = "eval_results.json"
+SAVED_MODEL_DIR = "saved_model"
+
+
+def run_finetuning(
+    config: FinetuneConfig, output_dir: str, runtime_options: RuntimeOptions | None = None
+) -> dict[str, Any]:
+    """Runs what `config` asks with the task family that takes it.
+
+    `runtime_options` (the scripts' flags) choose the speed-only forms, unless this process
+    chose them already (`albert_tf.runtime.configure`).
+
+    Returns:
+        A flat dict: `train_examples`, `train_steps`, `train_seconds`, `train/<metric>`
+        (training, plus the family's own counts), the scores of `evaluate` (e.g.
+        `dev/accuracy`), what `predict` reports (e.g. `predictions`), `saved_model` (path).
+
+    Raises:
+        UserError: bad data (naming file and line), an encoder that does not fit the tokenizer
+            or the sequence length, no finished run to evaluate, a run of another family.
+    """
+    task = family_for_config(config)(config)
+    if config.bucket_width and not task.bucketing:
+        raise UserError(
+            f"--bucket_width does not apply to the {task.name} task family (its inputs are not "
+            "packed texts of varying length)",
+            where="--bucket_width",
+            fix="leave it out",
+        )
+    with output_lock(output_dir, directory=True):  # One job per output directory.
+        return _run(task, output_dir, runtime_options)
+
+
+def _run(task: FinetuneTask, output_dir: str, runtime_options: RuntimeOptions | None) -> dict:
+    config = task.config
+    keras.utils.set_random_seed(config.seed)
+    strategy = create_strategy(config.strategy, config.tpu or None)
+    precision = resolve_precision(config.precision, strategy, config.jit_compile)
+    saved = None if config.do_train else read_task_info(output_dir, task)
+    inputs = task.read_inputs(saved)
+    with strategy.scope():
+        info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
+        featurizer = task.featurizer(spm_model_file, info)
+    # Every input is checked: choose the speed-only forms (their choice runs ops, and logs).
+    runtime.configure(runtime_options)
+    if config.do_train:  # The run's files may be written now.
+        task_json = {FAMILY_KEY: task.name, **info.to_json()}
+        write_run_files(output_dir, config.to_json_string(), task_json, spm_model_file)
+    runtime.record(output_dir)
+    run = FinetuneRun(config, output_dir, strategy, info, inputs, featurizer, model, task.name)
+    results: dict[str, Any] = {}
+    if config.do_train:
+        results.update(_train(task, run))
+    if task.evaluates():
+        results.update(_evaluate(task, run))
+    if task.predicts():
+        results.update(task.predict(run))
+    if config.export_saved_model:
+        results["saved_model"] = export_task_model(
+            run.path(SAVED_MODEL_DIR),
+            run.model,
+            lambda predict: task.serving_signatures(run, predict),
+            task.serving_layers(run),
+            overwrite=True,
+        )
+    return results
+
+
+def _build_or_load(
+    task: FinetuneTask, inputs: TaskInputs, saved: TaskInfo | None, output_dir: str, precision: str
+) -> tuple[TaskInfo, keras.Model, str]:
+    """(info, model, tokenizer file): a new model around the pretrained encoder (no `saved`
+    info), or the finished run's; either way the inputs are checked against the info."""
+    if saved is not None:
+        task.check(inputs, saved)
+        return saved, load_finetuned_model(output_dir), run_spm_file(output_dir)
+    pretrained = load_finetuning_encoder(task.config, precision)
+    info = task.new_info(inputs, pretrained)
+    task.check(inputs, info)
+    return info, task.build_model(pretrained.encoder, info, precision), pretrained.spm_model_file
+
+
+def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:
+    """The typed `task.json` of a finished run of `task`'s family (checked against it)."""
+    values = read_task_file(output_dir)
+    where = os.path.join(output_dir, TASK_FILE)
+    family = values.get(FAMILY_KEY, task.name)  # Runs written before the key have none.
+    if family != task.name:
+        raise UserError(
+            f"{output_dir} holds a {family} run, not {task.name}",
+            where=where,
+            fix=f"point --output_dir at a {task.name} run",
+        )
+    return task.info_class.from_json(values, where)
+
+
+def _train(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:
+    config = run.config
+    data = task.training_data(run)
+    dataset = training_batches(
+        data.examples, data.count, config.train_batch_size, config.seed, config.bucket_width
+    )
+    results = train(
+        run.model,
+        dataset,
+        data.count,
+        config,
+        run.output_dir,
+        run.strategy,
+        loss=task.loss(run.info),
+        metrics=task.metrics(run.info),
+    )
+    return {**results, **data.results}
+
+
+def _evaluate(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:
+    """The family's scores, written to `eval_results.json` and (floats) `logs/eval`."""
+    scores = task.evaluate(run)
+    writer = tf.summary.create_file_writer(run.path("logs", "eval"))
+    floats = {name: value for name, value in scores.items() if isinstance(value, float)}
+    write_scalars(writer, floats, optimizer_step(run.model))
+    writer.close()
+    atomic_write_text(run.path(EVAL_RESULTS_FILE), json.dumps(scores, indent=2))
+    logging.info("Evaluation: %s", scores)
+    return scores

@@ -1,0 +1,14 @@
+"""The span qa export's TF Serving warm-up records replay as the model server runs them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.warmup_replay import assert_replayed
+
+pytestmark = pytest.mark.slow  # Needs the trained span QA run.
+
+
+def test_warmup_requests_replay(squad_run):
+    _, results = squad_run
+    assert_replayed(results["saved_model"])
