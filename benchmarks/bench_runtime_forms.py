@@ -47,7 +47,7 @@ from albert_tf.runtime.serving_weights import serving_copy
 from albert_tf.training.precision import resolve_precision
 
 FORMS = tuple(field.name for field in dataclasses.fields(runtime.RuntimeOptions))
-PLAIN = runtime.RuntimeOptions(**dict.fromkeys(FORMS, "off"))
+PLAIN = runtime.RuntimeOptions.reference()
 
 
 def only(form: str) -> runtime.RuntimeOptions:

@@ -51,6 +51,15 @@ class RuntimeOptions:
         "ALBERT_TF_COMPILED_SERVING",
     )
 
+    @classmethod
+    def reference(cls) -> RuntimeOptions:
+        """Every form off: the plain reference everywhere (e.g. a graph traced for other machines).
+
+        >>> RuntimeOptions.reference().compiled_serving
+        'off'
+        """
+        return cls(**{field.name: "off" for field in dataclasses.fields(cls)})
+
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
