@@ -10,10 +10,9 @@ with batches cut to their longest text (`prediction`, `trim_padding`).
 `configure(RuntimeOptions(...))` decides once per process which forms run (options, then
 `ALBERT_TF_FUSED_KERNELS` / `ALBERT_TF_FROZEN_SERVING` / `ALBERT_TF_COMPILED_SERVING`, then a
 cached per-machine probe that keeps a fast form only where it measured faster) and installs
-them; `describe()` says what was
-chosen and why, `record(directory)` writes that as `runtime.json` into a run's files. Entry
-points, the pretraining loop, the export functions and the benchmarks call `configure()`;
-library code that never does runs the plain reference.
+them; `describe()` says what was chosen and why, `record(directory)` writes that as
+`runtime.json` into a run's files. Entry points, the pretraining loop, the export functions and
+the benchmarks call `configure()`; library code that never does runs the plain reference.
 """
 
 from albert_tf.lazy_exports import lazy_exports
