@@ -2,16 +2,15 @@
 
 For this machine and, in subprocesses, oneDNN held to lower instruction sets
 (`ONEDNN_MAX_CPU_ISA`, a stand-in for CPUs without them: it caps oneDNN's kernels, not
-TensorFlow's choice of which ops to hand oneDNN, nor XLA's code), three measurements, each with
-the form forced on ("fast"), forced off ("plain") and as the runtime picks it here ("picked",
-`configure()`'s auto, probed per kind):
+TensorFlow's choice of which ops to hand oneDNN, nor XLA's code), each form is measured where it
+acts, with that form alone on ("fast"), every form off ("plain") and every form as the runtime
+picks it here ("picked", `configure()`'s auto, probed per kind):
 
-* `train`: `fit` steps of an `AlbertClassifier` (pair classification, AdamW), the fused XLA
-  kernels on or off;
-* `predict`: `predict_outputs` over texts of mixed lengths, frozen serving on (constant weights,
-  batches cut to their longest text) or off (`model.predict`);
-* `serve b1` / `serve bN`: the served model's call at batch 1 (latency) and at `--serve_batch`,
-  on constant weights (frozen) or on variables.
+* `train fused_kernels`: `fit` steps of an `AlbertClassifier` (pair classification, AdamW);
+* `predict frozen_serving`: `predict_outputs` over texts of mixed lengths (frozen: constant
+  weights, batches cut to their longest text; plain: `model.predict`);
+* `serve b1` / `serve bN`, `frozen_serving` and `compiled_serving`: the export's forward
+  (`frozen_inference` of its serving copy) at batch 1 (latency) and at `--serve_batch`.
 
 The variants run interleaved, round by round, after one warm-up each; each figure is the median
 seconds of one call. The table gives plain / fast and plain / picked (above 1: faster than the
@@ -26,6 +25,8 @@ Illustration (not run; minutes on 2 cores at ALBERT-base):
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import os
 import statistics
@@ -40,17 +41,27 @@ from timing import interleaved_seconds
 
 from albert_tf import runtime
 from albert_tf.config import AlbertConfig
-from albert_tf.runtime.frozen_weights import constant_weights_function
+from albert_tf.runtime.frozen_weights import frozen_inference
 from albert_tf.runtime.prediction import predict_outputs
 from albert_tf.runtime.serving_weights import serving_copy
 from albert_tf.training.precision import resolve_precision
 
-FORCED = {
-    "fast": runtime.RuntimeOptions(fused_kernels="on", frozen_serving="on"),
-    "plain": runtime.RuntimeOptions(fused_kernels="off", frozen_serving="off"),
+FORMS = tuple(field.name for field in dataclasses.fields(runtime.RuntimeOptions))
+PLAIN = runtime.RuntimeOptions.reference()
+
+
+def only(form: str) -> runtime.RuntimeOptions:
+    """`form` on, every other form off: that form against the plain path alone."""
+    return dataclasses.replace(PLAIN, **{form: "on"})
+
+
+# Each measurement and the forms it compares.
+MEASURED_FORMS = {
+    "train": ("fused_kernels",),
+    "predict": ("frozen_serving",),
+    "serve b1": ("frozen_serving", "compiled_serving"),
+    "serve bN": ("frozen_serving", "compiled_serving"),
 }
-# The form each measurement compares.
-FORM_OF = {"train": "fused_kernels", "predict": "frozen_serving", "serve": "frozen_serving"}
 
 
 def _parse_args() -> argparse.Namespace:
@@ -97,25 +108,34 @@ def _run_kind(isa: str, args: argparse.Namespace) -> dict:
 
 
 def measure(args: argparse.Namespace) -> dict:
-    """Median seconds per call of each measurement's variants, and what the runtime picked."""
+    """Median seconds per call of each (measurement, form)'s variants, and what was picked."""
     picked = runtime.configure()
     description = runtime.describe()
     precision = resolve_precision(args.precision)
     config = AlbertConfig.preset(args.preset, hidden_dropout_prob=0.0)
-    variants = {**FORCED, "picked": None}
-    runners: dict[str, dict] = {"train": {}, "predict": {}, "serve b1": {}, "serve bN": {}}
     data = synthetic_pairs(config, args.batch_size, args.seq_length)
     texts = _mixed_length_features(config, args.predict_texts, args.seq_length)
-    for variant, options in variants.items():
-        with runtime.configured(options) if options else _unchanged():
+    runners: dict[str, dict] = {}
+    models = {}
+    for variant, options in {"plain": PLAIN, "fast": only("fused_kernels"), "picked": None}.items():
+        with _configured(options):
             # Built and traced under the variant's forms; the traced graphs keep them.
             model, features = albert_tf_classifier(config, data, precision, jit_compile=False)
-            runners["train"][variant] = fit_runner(model, features, data["labels"], args.steps)
-            runners["train"][variant]()  # Traces `fit`'s step now, with these forms.
-            serve = _served_call(model)
-            runners["serve b1"][variant] = _bound(serve, _rows(features, 1))
-            runners["serve bN"][variant] = _bound(serve, _rows(features, args.serve_batch))
-        runners["predict"][variant] = _predicting(model, texts, options)
+            models[variant] = model
+            train = fit_runner(model, features, data["labels"], args.steps)
+            train()  # Traces `fit`'s step now, with these forms.
+        runners.setdefault("train fused_kernels", {})[variant] = train
+    model = models["plain"]
+    predicting = {"plain": PLAIN, "fast": only("frozen_serving"), "picked": None}
+    runners["predict frozen_serving"] = {
+        variant: _predicting(model, texts, options) for variant, options in predicting.items()
+    }
+    served = {"plain": _served_call(model, PLAIN), "picked": _served_call(model, None)}
+    for form in MEASURED_FORMS["serve b1"]:
+        calls = {**served, "fast": _served_call(model, only(form))}
+        for name, batch in (("serve b1", 1), ("serve bN", args.serve_batch)):
+            inputs = _rows(features, batch)
+            runners[f"{name} {form}"] = {v: _bound(call, inputs) for v, call in calls.items()}
     seconds = {
         name: {
             variant: statistics.median(times)
@@ -131,16 +151,17 @@ def measure(args: argparse.Namespace) -> dict:
     }
 
 
-def _served_call(model: keras.Model) -> object:
-    """The export's forward with the forms in force: on constant weights where frozen serving
-    is on, else on variables; traced now, so that it keeps these forms."""
-    served = serving_copy(model)
-    if runtime.frozen_serving_enabled():
-        call = constant_weights_function(served)
-    else:
-        spec = {name: tf.TensorSpec([None, None], tf.int32) for name in served.input}
-        call = tf.function(lambda inputs: served(inputs, training=False), input_signature=[spec])
-    call.get_concrete_function()
+def _configured(options: runtime.RuntimeOptions | None):
+    """`options` in force for the block; None: the runtime's pick, as configured."""
+    return runtime.configured(options) if options else contextlib.nullcontext()
+
+
+def _served_call(model: keras.Model, options: runtime.RuntimeOptions | None) -> object:
+    """The export's forward (`frozen_inference` of its serving copy) under `options`; traced
+    now, so that it keeps those forms."""
+    with _configured(options):
+        call = frozen_inference(serving_copy(model))
+        call.get_concrete_function()
     return call
 
 
@@ -149,20 +170,10 @@ def _predicting(model: keras.Model, texts: dict, options) -> object:
     dataset = tf.data.Dataset.from_tensor_slices(texts).batch(16)
 
     def run():
-        with runtime.configured(options) if options else _unchanged():
+        with _configured(options):
             return predict_outputs(model, dataset)
 
     return run
-
-
-class _unchanged:
-    """A no-op block (the runtime's pick stays in force)."""
-
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _bound(call, inputs: dict):
@@ -190,23 +201,24 @@ def _mixed_length_features(config: AlbertConfig, count: int, length: int) -> dic
 
 def _print_table(results: dict) -> None:
     print(
-        f"\n{'kind':<18} {'measurement':<10} {'form':<15} {'plain ms':>10} {'fast ms':>10} "
+        f"\n{'kind':<18} {'measurement':<12} {'form':<17} {'plain ms':>10} {'fast ms':>10} "
         f"{'picked ms':>10} {'plain/fast':>10} {'plain/picked':>12}  runtime picked"
     )
     for isa, result in results.items():
         kind = f"{isa} ({result['precision']})"
         for name, seconds in result["seconds"].items():
-            form = FORM_OF[name.split()[0]]
-            choice = result["picked"][form]
+            measurement, form = name.rsplit(" ", 1)
             ms = {variant: 1e3 * value for variant, value in seconds.items()}
             print(
-                f"{kind:<18} {name:<10} {form:<15} {ms['plain']:10.1f} {ms['fast']:10.1f} "
+                f"{kind:<18} {measurement:<12} {form:<17} {ms['plain']:10.1f} {ms['fast']:10.1f} "
                 f"{ms['picked']:10.1f} {ms['plain'] / ms['fast']:10.2f} "
-                f"{ms['plain'] / ms['picked']:12.2f}  {_pick(choice)}"
+                f"{ms['plain'] / ms['picked']:12.2f}  {_pick(result['picked'][form])}"
             )
     print(
-        "\nONEDNN_MAX_CPU_ISA kinds are stand-ins: oneDNN's kernels held to those instructions "
-        "on this CPU, TensorFlow's oneDNN rewrites and XLA's code as on this CPU."
+        "\nfast: that form alone on; plain: every form off; picked: what the runtime chose here "
+        "(all forms together).\nONEDNN_MAX_CPU_ISA kinds are stand-ins: oneDNN's kernels held "
+        "to those instructions on this CPU, TensorFlow's oneDNN rewrites and XLA's code as on "
+        "this CPU."
     )
 
 

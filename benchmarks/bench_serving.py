@@ -4,7 +4,8 @@ Raw strings in, class probabilities out, ALBERT-base shapes (random weights; 2 c
 long enough to fill `--seq_length` pieces, in one process:
 
 * `albert_tf`: `tf.saved_model.load(export)` of `export_classifier`, the `classify_text`
-  signature (SentencePiece and packing inside the graph), per precision of the exported model;
+  signature (SentencePiece and packing inside the graph), per precision of the exported model,
+  in the serving forms `runtime.configure()` picks on this machine (printed first);
 * `keras_hub`: `AlbertTextClassifier` with its `AlbertTextClassifierPreprocessor`
   (`predict_on_batch` on strings: preprocessor + model);
 * `hf`: `transformers.pipeline("text-classification")` over `AlbertForSequenceClassification` and
@@ -12,10 +13,12 @@ long enough to fill `--seq_length` pieces, in one process:
 
 Each setting reports batch-1 latency (median and p99 over `--calls` calls, the settings
 interleaved call by call) and batch-32 throughput (median of `--rounds` interleaved rounds).
-With `--processes=N` each implementation instead runs alone in a fresh process, N times, the
-implementations taking turns (what a user serving one framework sees: on a 2-core Xeon,
-albert_tf's batch-32 throughput read 37-39 seq/s alone and 34-36 next to PyTorch in one
-process, while Hugging Face's did not move); the figures are pooled over the N processes.
+`--inter_op_threads` / `--intra_op_threads` set TensorFlow's thread pools (a process setting,
+as a server's flags). With `--processes=N` each implementation instead runs alone in a fresh
+process, N times, the implementations taking turns (what a user serving one framework sees:
+on a 2-core Xeon, albert_tf's batch-32 throughput read 37-39 seq/s alone and 34-36 next to
+PyTorch in one process, while Hugging Face's did not move); the figures are pooled over the N
+processes.
 
 Illustration (not run; ~5 minutes on 2 CPU cores):
     python benchmarks/bench_serving.py
@@ -137,6 +140,12 @@ def _parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--processes", type=int, default=0, help="N > 0: each implementation alone, N turns"
     )
+    parser.add_argument(
+        "--inter_op_threads", type=int, default=0, help="TensorFlow's; 0: its default (cores)"
+    )
+    parser.add_argument(
+        "--intra_op_threads", type=int, default=0, help="TensorFlow's; 0: its default (cores)"
+    )
     parser.add_argument("--worker_json", default=None, help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -150,6 +159,8 @@ _FORWARDED_FLAGS = (
     "rounds",
     "precisions",
     "vocab_size",
+    "inter_op_threads",
+    "intra_op_threads",
 )
 
 
@@ -183,11 +194,17 @@ def main() -> None:
         args.rounds *= args.processes
         _report(args, latencies, seconds)
         return
-    runtime.configure()  # Exports serve on constant weights where that is faster here.
+    # Process settings, before TensorFlow runs anything (a server's flags, e.g. TF Serving's
+    # --tensorflow_inter_op_parallelism).
+    tf.config.threading.set_inter_op_parallelism_threads(args.inter_op_threads)
+    tf.config.threading.set_intra_op_parallelism_threads(args.intra_op_threads)
+    runtime.configure()  # The serving forms the exports get: those faster on this machine.
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)
     print(f"--precision=auto picks {resolve_precision('auto')} on this machine")
+    for form, choice in runtime.describe()["forms"].items():
+        print(f"runtime: {form} {'on' if choice['enabled'] else 'off'} ({choice['reason']})")
     texts = long_texts(64, words=2 * args.seq_length)
     with tempfile.TemporaryDirectory() as workdir:
         spm_file = train_sentencepiece(

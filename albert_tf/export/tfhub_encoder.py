@@ -72,7 +72,7 @@ _INPUT_SPECS = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name 
 _POSITIONS = "masked_lm_positions"
 # The graph is traced on the plain reference forms, whatever this process chose for itself: it
 # trains and runs on other machines (GPUs, TPUs) than the one that measured the speed-only ones.
-_REFERENCE_FORMS = runtime.RuntimeOptions(fused_kernels="off", frozen_serving="off")
+_REFERENCE_FORMS = runtime.RuntimeOptions.reference()
 
 
 def albert_parts(model) -> tuple[AlbertEncoder, AlbertMaskedLMHead | None]:

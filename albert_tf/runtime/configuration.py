@@ -32,7 +32,7 @@ from albert_tf.runtime.probe_cache import cached_probe
 
 RUNTIME_FILE = "runtime.json"
 # Part of every cached probe's key: bump it when a probe measures something else.
-PROBE_VERSION = 1
+PROBE_VERSION = 2
 
 _log = logging.getLogger(__name__)
 
@@ -47,6 +47,7 @@ class Form:
         probe: `() -> {case: (fast seconds, plain seconds)}` on this CPU.
         combine: whether the form runs at all, from each case's "fast form faster".
         slots: `choice -> {models.forms slot: form}` to install (for forms the model calls).
+        margin: how much faster than the reference a case must be to be kept (`Case.margin`).
     """
 
     name: str
@@ -54,6 +55,7 @@ class Form:
     probe: Callable[[], Mapping[str, tuple[float, float]]]
     combine: Callable[[Iterable[bool]], bool]
     slots: Callable[[Choice], dict[str, Callable]] = lambda choice: {}
+    margin: float = 0.0
 
 
 def _chain_dtype(x) -> str:
@@ -63,20 +65,22 @@ def _chain_dtype(x) -> str:
 
 
 def _fused_slots(choice: Choice) -> dict[str, Callable]:
-    """Each chain's slot: the XLA kernel in the dtypes where it was kept, else the reference."""
+    """Each chain's slot: the XLA kernel in the dtypes and sizes where it was kept (the probed
+    size nearest to the call's), else the reference."""
 
-    def per_dtype(chain: str) -> Callable:
+    def per_case(chain: str) -> Callable:
         fast, plain = fused_kernels.FUSED_CHAINS[chain], getattr(forms, chain).reference
 
         def form(x, *args, **kwargs):
-            kept = choice.keeps(f"{chain}/{_chain_dtype(x)}")
+            size = fused_kernels.probed_size(chain, x)
+            kept = choice.keeps(f"{chain}/{_chain_dtype(x)}/{size}")
             return (fast if kept else plain)(x, *args, **kwargs)
 
         return form
 
     if not choice.enabled:
         return {}
-    return {chain: per_dtype(chain) for chain in fused_kernels.FUSED_CHAINS}
+    return {chain: per_case(chain) for chain in fused_kernels.FUSED_CHAINS}
 
 
 def _serving_dtypes() -> list[str]:
@@ -98,6 +102,15 @@ FORMS = (
         on_accelerators=True,
         probe=lambda: probes.time_frozen_serving(_serving_dtypes()),
         combine=all,
+    ),
+    # Last: it compiles whichever serving form was chosen above, and is timed against it.
+    Form(
+        "compiled_serving",
+        on_accelerators=False,
+        probe=lambda: probes.time_compiled_serving(_serving_dtypes()),
+        combine=any,
+        # Each new input shape costs a compilation the probe's timings leave out.
+        margin=0.05,
     ),
 )
 
@@ -206,7 +219,7 @@ def _probed(form: Form, earlier: Mapping[str, Choice]) -> Choice:
     if "seconds" not in result:
         reason = f"its probe failed ({result.get('failed')}): the plain reference"
         return Choice(form.name, False, "probe failed", reason)
-    cases = {case: Case(*pair) for case, pair in result["seconds"].items()}
+    cases = {case: Case(*pair, form.margin) for case, pair in result["seconds"].items()}
     enabled = form.combine(case.kept for case in cases.values())
     source = "probe" if measured else "cached probe"
     return Choice(form.name, enabled, source, _probe_reason(enabled, cases), cases)

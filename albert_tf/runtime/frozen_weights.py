@@ -6,7 +6,8 @@ and grappler fuses each matmul with its bias, activation and residual
 (`constant_weights.constant_weights_encoder`, the encoder's forward for this form). The runtime
 chooses this form per machine (`frozen_serving` of `RuntimeOptions`); where it is not chosen, or
 the runtime was never configured, `frozen_inference` reads the model's variables: the plain
-reference.
+reference. Where the runtime chose `compiled_serving`, the forward is also compiled by XLA
+(`compiled_serving`).
 
 The returned function has one input signature (the model's inputs, any batch and length), so
 every serving signature that calls it shares one copy of the constants in the SavedModel.
@@ -27,6 +28,7 @@ import tensorflow as tf
 from albert_tf.models import forms
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.runtime.choices import chosen
+from albert_tf.runtime.compiled_serving import compiled_where_chosen
 from albert_tf.runtime.constant_weights import ConstantWeights, constant_weights_encoder
 
 
@@ -39,10 +41,11 @@ def frozen_serving_enabled() -> bool:
 
 
 def frozen_inference(model: keras.Model) -> Callable[[Any], Any]:
-    """`model(inputs, training=False)` as a `tf.function`: frozen where the runtime chose it.
+    """`model(inputs, training=False)` as a `tf.function`, in the serving forms the runtime chose.
 
-    Frozen (`frozen_serving_enabled()`), the weights are read now and later changes to `model`
-    are not seen; else the function reads the model's variables.
+    `graph_inference(model)` (on constant weights where `frozen_serving` was chosen, else on
+    the variables), compiled by XLA for the batch sizes where `compiled_serving` was chosen
+    (`compiled_serving.compiled_where_chosen`). Before `configure`, the plain reference.
 
     Example:
     >>> inputs = keras.Input((3,))
@@ -51,6 +54,16 @@ def frozen_inference(model: keras.Model) -> Callable[[Any], Any]:
     >>> x = tf.ones([4, 3])
     >>> bool(tf.reduce_all(tf.abs(call(x) - model(x)) < 1e-6))
     True
+    """
+    dtype = keras.backend.standardize_dtype(model.compute_dtype)
+    return compiled_where_chosen(graph_inference(model), [_input_spec(model)], dtype)
+
+
+def graph_inference(model: keras.Model) -> Callable[[Any], Any]:
+    """`model(inputs, training=False)` as a TensorFlow graph: frozen where the runtime chose it.
+
+    Frozen (`frozen_serving_enabled()`), the weights are read now and later changes to `model`
+    are not seen; else the function reads the model's variables.
     """
     if frozen_serving_enabled():
         return constant_weights_function(model)

@@ -19,6 +19,7 @@ holds them to it). The runtime installs them where its probe measured them faste
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 
 import tensorflow as tf
@@ -220,3 +221,28 @@ FUSED_CHAINS: dict[str, Callable[..., tf.Tensor]] = {
     "residual_layer_norm": residual_layer_norm,
     "scaled_masked_softmax": scaled_masked_softmax,
 }
+
+# The sizes (token positions per call) the runtime's probe times each chain at: a few
+# sequences (serving, prediction, small batches) and a fine-tuning batch (32 x 128).
+PROBED_TOKENS = (512, 4096)
+
+
+def probed_size(chain: str, x: tf.Tensor) -> int:
+    """The probed size (`PROBED_TOKENS`) nearest to the positions a call of `chain` on `x`
+    covers, on a log scale; the smallest where `x`'s shape is not static (served calls).
+
+    Positions: the rows of `x` (all axes but the last); for the softmax's `[B, heads, T, S]`
+    scores, `B * T`.
+
+    >>> probed_size("residual_layer_norm", tf.zeros([32, 128, 8]))
+    4096
+    >>> probed_size("scaled_masked_softmax", tf.zeros([2, 12, 128, 128]))
+    512
+    """
+    leading = x.shape[:-1]
+    if not leading.is_fully_defined():
+        return PROBED_TOKENS[0]
+    positions = leading.num_elements()
+    if chain == "scaled_masked_softmax" and x.shape.rank == 4:
+        positions //= x.shape[1]
+    return min(PROBED_TOKENS, key=lambda size: abs(math.log(max(positions, 1) / size)))

@@ -33,7 +33,8 @@ class RuntimeOptions:
 
     fused_kernels: str = _setting(
         "Bias + activation, bias + residual + LayerNorm and the masked softmax as XLA kernels "
-        "between TensorFlow's matmuls; auto: on CPUs where measured faster, off on GPUs/TPUs.",
+        "between TensorFlow's matmuls; auto: on CPUs per chain, dtype and size where measured "
+        "faster, off on GPUs/TPUs.",
         "ALBERT_TF_FUSED_KERNELS",
     )
     frozen_serving: str = _setting(
@@ -42,6 +43,22 @@ class RuntimeOptions:
         "faster than reading variables.",
         "ALBERT_TF_FROZEN_SERVING",
     )
+    compiled_serving: str = _setting(
+        "Exports and served calls run the forward pass as one XLA program (jit_compile, one "
+        "program per input shape; TF Serving then needs --xla_cpu_compilation_enabled=true), "
+        "for one text per call, for batches, or both; auto: where measured faster, off on "
+        "GPUs/TPUs.",
+        "ALBERT_TF_COMPILED_SERVING",
+    )
+
+    @classmethod
+    def reference(cls) -> RuntimeOptions:
+        """Every form off: the plain reference everywhere (e.g. a graph traced for other machines).
+
+        >>> RuntimeOptions.reference().compiled_serving
+        'off'
+        """
+        return cls(**{field.name: "off" for field in dataclasses.fields(cls)})
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):

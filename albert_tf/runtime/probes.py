@@ -26,7 +26,8 @@ from albert_tf.config import AlbertConfig
 from albert_tf.models import forms
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.runtime import fused_kernels
-from albert_tf.runtime.frozen_weights import constant_weights_function
+from albert_tf.runtime.compiled_serving import PROBED_BATCHES
+from albert_tf.runtime.frozen_weights import constant_weights_function, graph_inference
 
 Timings = dict[str, tuple[float, float]]
 
@@ -56,25 +57,38 @@ def interleaved_best(
 
 def time_fused_chains(
     dtypes: Sequence[str] = ("float32", "bfloat16"),
-    tokens: int = 512,
+    tokens: Sequence[int] = fused_kernels.PROBED_TOKENS,
     rounds: int = 3,
     repeats: int = 3,
 ) -> Timings:
-    """`{"<chain>/<dtype>": (fused s, plain s)}`: each chain's forward + backward, as in training.
+    """`{"<chain>/<dtype>/<tokens>": (fused s, plain s)}`: each chain's forward + backward, as
+    in training, over `tokens` positions (128-position sequences for the softmax) at
+    ALBERT-base's widths.
 
-    `tokens` rows (of 128-position sequences for the softmax) at ALBERT-base's widths.
+    Each size is a case of its own: an XLA kernel's speed against TensorFlow's ops changes
+    with the size (e.g. a reduction that XLA runs well on a fine-tuning batch and poorly on a
+    few sequences). Sizes above the first are timed once per round (one call takes as long as
+    several small ones).
     """
     timings = {}
     for dtype in dtypes:
-        for chain, (call, args, differentiable) in _chain_cases(tf.as_dtype(dtype), tokens).items():
-            steps = {
-                "fast": _forward_backward(call(fused_kernels.FUSED_CHAINS[chain]), differentiable),
-                "plain": _forward_backward(call(getattr(forms, chain).reference), differentiable),
-            }
-            seconds = interleaved_best(
-                {name: _bound(step, args) for name, step in steps.items()}, rounds, repeats
-            )
-            timings[f"{chain}/{dtype}"] = (seconds["fast"], seconds["plain"])
+        for size in tokens:
+            cases = _chain_cases(tf.as_dtype(dtype), size)
+            for chain, (call, args, differentiable) in cases.items():
+                steps = {
+                    "fast": _forward_backward(
+                        call(fused_kernels.FUSED_CHAINS[chain]), differentiable
+                    ),
+                    "plain": _forward_backward(
+                        call(getattr(forms, chain).reference), differentiable
+                    ),
+                }
+                seconds = interleaved_best(
+                    {name: _bound(step, args) for name, step in steps.items()},
+                    rounds,
+                    repeats if size == tokens[0] else 1,
+                )
+                timings[f"{chain}/{dtype}/{size}"] = (seconds["fast"], seconds["plain"])
     return timings
 
 
@@ -138,42 +152,80 @@ def _bound(step: Callable, args: tuple) -> Callable[[], object]:
     return lambda: [t.numpy() for t in step(*args)]
 
 
-def time_frozen_serving(
-    dtypes: Sequence[str] = ("float32",),
-    batch: int = 1,
+def time_frozen_serving(dtypes: Sequence[str] = ("float32",), **sizes) -> Timings:
+    """`{"<dtype>/batch_<B>": (frozen s, variables s)}`: a served encoder call on constants vs
+    on variables, at each batch size (`sizes`: `time_served`'s).
+
+    The variables call runs whatever chains are installed now (the form it would replace).
+    """
+
+    def calls(encoder: AlbertEncoder) -> dict[str, Callable]:
+        variables = tf.function(lambda x: encoder(x, training=False), input_signature=[_ids_spec()])
+        return {"fast": constant_weights_function(encoder), "plain": variables}
+
+    return time_served(calls, dtypes, **sizes)
+
+
+def time_compiled_serving(dtypes: Sequence[str] = ("float32",), **sizes) -> Timings:
+    """`{"<dtype>/batch_<B>": (compiled s, graph s)}`: a served encoder call as one XLA program
+    vs as TensorFlow's graph, at each batch size (`sizes`: `time_served`'s).
+
+    Both run the serving form chosen so far (constant weights where `frozen_serving` was
+    chosen, else variables, with whatever chains are installed): the form this one wraps.
+    """
+
+    def calls(encoder: AlbertEncoder) -> dict[str, Callable]:
+        graph = graph_inference(encoder)
+        return {"fast": tf.function(graph, jit_compile=True, autograph=False), "plain": graph}
+
+    return time_served(calls, dtypes, **sizes)
+
+
+def time_served(
+    calls: Callable[[AlbertEncoder], Mapping[str, Callable]],
+    dtypes: Sequence[str],
+    batches: Sequence[int] = PROBED_BATCHES,
     length: int = 128,
     rounds: int = 3,
     repeats: int = 2,
     config: AlbertConfig = PROBE_MODEL,
 ) -> Timings:
-    """`{dtype: (frozen s, variables s)}`: a served encoder call on constants vs on variables.
-
-    The variables call runs whatever chains are installed now (the form it would replace).
-    """
+    """`{"<dtype>/batch_<B>": (fast s, plain s)}`: the two served calls `calls(encoder)` makes
+    of an encoder of `config` in `dtype`, on `[B, length]` inputs. A batch is timed once per
+    round (it takes as long as several calls of one row)."""
     timings = {}
     for dtype in dtypes:
-        with _untouched_random_state():
-            encoder = AlbertEncoder(config, dtype=dtype, name="runtime_probe_encoder")
-        rng = np.random.default_rng(0)
-        inputs = {
-            "input_word_ids": tf.constant(
-                rng.integers(0, config.vocab_size, (batch, length)), tf.int32
-            ),
-            "input_mask": tf.ones([batch, length], tf.int32),
-            "input_type_ids": tf.zeros([batch, length], tf.int32),
-        }
-        spec = {name: tf.TensorSpec([None, None], tf.int32) for name in inputs}
-        calls = {
-            "fast": constant_weights_function(encoder),
-            "plain": tf.function(
-                lambda x, encoder=encoder: encoder(x, training=False), input_signature=[spec]
-            ),
-        }
-        seconds = interleaved_best(
-            {name: _served(call, inputs) for name, call in calls.items()}, rounds, repeats
-        )
-        timings[dtype] = (seconds["fast"], seconds["plain"])
+        functions = calls(_probe_encoder(config, dtype))
+        for batch in batches:
+            inputs = _probe_inputs(config, batch, length)
+            seconds = interleaved_best(
+                {name: _served(call, inputs) for name, call in functions.items()},
+                rounds,
+                repeats if batch == 1 else 1,
+            )
+            timings[f"{dtype}/batch_{batch}"] = (seconds["fast"], seconds["plain"])
     return timings
+
+
+def _probe_encoder(config: AlbertConfig, dtype: str) -> AlbertEncoder:
+    with _untouched_random_state():
+        return AlbertEncoder(config, dtype=dtype, name="runtime_probe_encoder")
+
+
+def _ids_spec() -> dict[str, tf.TensorSpec]:
+    names = ("input_word_ids", "input_mask", "input_type_ids")
+    return {name: tf.TensorSpec([None, None], tf.int32) for name in names}
+
+
+def _probe_inputs(config: AlbertConfig, batch: int, length: int) -> dict[str, tf.Tensor]:
+    rng = np.random.default_rng(0)
+    return {
+        "input_word_ids": tf.constant(
+            rng.integers(0, config.vocab_size, (batch, length)), tf.int32
+        ),
+        "input_mask": tf.ones([batch, length], tf.int32),
+        "input_type_ids": tf.zeros([batch, length], tf.int32),
+    }
 
 
 def _served(call: Callable, inputs: dict) -> Callable[[], object]:

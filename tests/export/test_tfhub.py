@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 
@@ -277,7 +278,7 @@ def _compiled_functions(saved_model_dir: str) -> list[str]:
 
 
 def test_encoder_is_traced_on_the_reference_forms(tmp_path, hub_pretrainer, tiny_model_file):
-    on = runtime.RuntimeOptions(fused_kernels="on", frozen_serving="off")
+    on = dataclasses.replace(runtime.RuntimeOptions.reference(), fused_kernels="on")
     with runtime.configured(on):
         assert chosen("fused_kernels")
         export_tfhub_encoder(str(tmp_path / "encoder"), hub_pretrainer, tiny_model_file)

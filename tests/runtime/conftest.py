@@ -14,7 +14,7 @@ from albert_tf.config import AlbertConfig
 from tests.conftest import TINY_ALBERT
 
 # Each form's environment variable (`RuntimeOptions` field metadata).
-RUNTIME_ENV = ("ALBERT_TF_FUSED_KERNELS", "ALBERT_TF_FROZEN_SERVING")
+RUNTIME_ENV = ("ALBERT_TF_FUSED_KERNELS", "ALBERT_TF_FROZEN_SERVING", "ALBERT_TF_COMPILED_SERVING")
 
 
 @pytest.fixture(autouse=True)
@@ -30,15 +30,19 @@ def isolated_runtime(monkeypatch, tmp_path_factory):
 
 @pytest.fixture
 def fused_kernels():
-    """The fused XLA kernels in every dtype; frozen serving off."""
-    with runtime.configured(runtime.RuntimeOptions(fused_kernels="on", frozen_serving="off")):
+    """The fused XLA kernels in every dtype; the serving forms off."""
+    with runtime.configured(
+        runtime.RuntimeOptions(fused_kernels="on", frozen_serving="off", compiled_serving="off")
+    ):
         yield
 
 
 @pytest.fixture
 def frozen_serving():
-    """Serving on constant weights, held to the plain reference (no fused kernels)."""
-    with runtime.configured(runtime.RuntimeOptions(fused_kernels="off", frozen_serving="on")):
+    """Serving on constant weights, held to the plain reference (no fused kernels, no XLA)."""
+    with runtime.configured(
+        runtime.RuntimeOptions(fused_kernels="off", frozen_serving="on", compiled_serving="off")
+    ):
         yield
 
 

@@ -22,33 +22,38 @@ CHAINS = ("bias_activation", "residual_layer_norm", "scaled_masked_softmax")
 
 
 def _chain_timings(fast_in: set[str]) -> dict[str, tuple[float, float]]:
-    """Probe figures where the fused form is faster exactly in the cases `fast_in`."""
+    """Probe figures where the fused form is faster exactly in `fast_in`: "<chain>/<dtype>" at
+    every probed size, "<chain>/<dtype>/<size>" at that one."""
     return {
-        f"{chain}/{dtype}": (1.0, 2.0) if f"{chain}/{dtype}" in fast_in else (2.0, 1.0)
+        f"{chain}/{dtype}/{size}": (
+            (1.0, 2.0) if {f"{chain}/{dtype}", f"{chain}/{dtype}/{size}"} & fast_in else (2.0, 1.0)
+        )
         for chain in CHAINS
         for dtype in ("float32", "bfloat16")
+        for size in fused_kernels.PROBED_TOKENS
     }
 
 
 @pytest.fixture
 def probed(monkeypatch):
     """The probes patched: returns the figures to report and counts their calls."""
-    calls = {"fused_kernels": 0, "frozen_serving": 0}
     figures = {
         "fused_kernels": _chain_timings({"bias_activation/float32"}),
         "frozen_serving": {"float32": (1.0, 3.0)},
+        "compiled_serving": {"float32/batch_1": (1.0, 2.0), "float32/batch_8": (2.0, 1.0)},
     }
+    calls = dict.fromkeys(figures, 0)
 
-    def fused(*args, **kwargs):
-        calls["fused_kernels"] += 1
-        return figures["fused_kernels"]
+    def patched(form):
+        def probe(*args, **kwargs):
+            calls[form] += 1
+            return figures[form]
 
-    def frozen(*args, **kwargs):
-        calls["frozen_serving"] += 1
-        return figures["frozen_serving"]
+        return probe
 
-    monkeypatch.setattr(probes, "time_fused_chains", fused)
-    monkeypatch.setattr(probes, "time_frozen_serving", frozen)
+    monkeypatch.setattr(probes, "time_fused_chains", patched("fused_kernels"))
+    monkeypatch.setattr(probes, "time_frozen_serving", patched("frozen_serving"))
+    monkeypatch.setattr(probes, "time_compiled_serving", patched("compiled_serving"))
     monkeypatch.setattr(machine, "has_accelerator", lambda: False)
     return figures, calls
 
@@ -70,7 +75,7 @@ def test_options_beat_the_environment_which_beats_auto(monkeypatch, probed):
     assert choices["fused_kernels"].enabled and choices["fused_kernels"].source == "option"
     assert choices["frozen_serving"].enabled
     assert choices["frozen_serving"].source == "environment"
-    assert calls == {"fused_kernels": 0, "frozen_serving": 0}  # Nothing left to measure.
+    assert calls == {"fused_kernels": 0, "frozen_serving": 0, "compiled_serving": 1}
     monkeypatch.delenv("ALBERT_TF_FROZEN_SERVING")
     choices = runtime.configure(runtime.RuntimeOptions())
     assert not choices["fused_kernels"].enabled  # The environment's 0.
@@ -100,16 +105,18 @@ def test_accelerators_are_decided_by_what_they_are(monkeypatch, probed):
     choices = runtime.configure()
     assert not choices["fused_kernels"].enabled  # XLA fuses the plain ops there.
     assert choices["frozen_serving"].enabled
+    assert not choices["compiled_serving"].enabled
     assert {choice.source for choice in choices.values()} == {"accelerator"}
-    assert calls == {"fused_kernels": 0, "frozen_serving": 0}
+    assert set(calls.values()) == {0}
 
 
 def test_a_fast_form_is_never_chosen_where_the_probe_found_it_slower(probed):
     figures, _ = probed
     figures["fused_kernels"] = _chain_timings(set())
     figures["frozen_serving"] = {"float32": (3.0, 1.0)}
+    figures["compiled_serving"] = {"float32/batch_1": (3.0, 1.0), "float32/batch_8": (3.0, 1.0)}
     choices = runtime.configure()
-    assert not choices["fused_kernels"].enabled and not choices["frozen_serving"].enabled
+    assert not any(choice.enabled for choice in choices.values())
     assert all(forms.installed(slot) is None for slot in forms.SLOTS)
     assert not frozen_serving_enabled()
     assert "plain reference was faster" in choices["frozen_serving"].reason
@@ -150,17 +157,45 @@ def test_fused_chains_run_only_in_the_dtypes_they_won(probed):
     assert not _xla_in(gelu, x32)  # Back to the reference.
 
 
+def test_fused_chains_run_only_at_the_sizes_they_won(probed):
+    figures, _ = probed
+    large = fused_kernels.PROBED_TOKENS[-1]
+    figures["fused_kernels"] = _chain_timings({f"residual_layer_norm/float32/{large}"})
+    runtime.configure()
+
+    def norm(x):
+        return forms.residual_layer_norm(x, x, tf.ones([8]), tf.zeros([8]), 1e-12)
+
+    assert _xla_in(norm, tf.ones([large // 128, 128, 8]))  # A fine-tuning batch.
+    assert not _xla_in(norm, tf.ones([2, 8]))
+    assert not _xla_in(norm, tf.TensorSpec([None, None, 8]))  # Served: unknown, the smallest.
+
+
+def test_the_softmax_size_counts_positions_not_heads(probed):
+    figures, _ = probed
+    figures["fused_kernels"] = _chain_timings(
+        {f"scaled_masked_softmax/float32/{fused_kernels.PROBED_TOKENS[0]}"}
+    )
+    runtime.configure()
+
+    def softmax(scores):
+        return forms.scaled_masked_softmax(scores, 0.5)
+
+    assert _xla_in(softmax, tf.ones([1, 12, 128, 128]))  # 128 positions, not 12 * 128.
+    assert not _xla_in(softmax, tf.ones([32, 12, 128, 128]))
+
+
 def test_probe_figures_are_cached_per_machine(probed, tmp_path, monkeypatch):
     figures, calls = probed
     runtime.configure()
     runtime.reset()  # As a new process would start.
     assert runtime.configure()["fused_kernels"].source == "cached probe"
-    assert calls == {"fused_kernels": 1, "frozen_serving": 1}
+    assert set(calls.values()) == {1}
     # Other oneDNN settings are another machine for the probes.
     runtime.reset()
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
     assert runtime.configure()["fused_kernels"].source == "probe"
-    assert calls == {"fused_kernels": 2, "frozen_serving": 2}
+    assert set(calls.values()) == {2}
 
 
 def test_a_failing_probe_leaves_the_reference_and_is_not_cached(probed, monkeypatch):
@@ -185,13 +220,14 @@ def test_describe_and_record_say_what_was_chosen_and_why(probed, tmp_path):
     assert recorded == json.loads(json.dumps(runtime.describe()))
     fused = recorded["forms"]["fused_kernels"]
     assert fused["enabled"] and fused["source"] == "probe"
-    assert fused["cases"]["bias_activation/float32"] == {
+    small = fused_kernels.PROBED_TOKENS[0]
+    assert fused["cases"][f"bias_activation/float32/{small}"] == {
         "fast_ms": 1000.0,
         "plain_ms": 2000.0,
         "plain_over_fast": 2.0,
         "fast_form_kept": True,
     }
-    assert not fused["cases"]["bias_activation/bfloat16"]["fast_form_kept"]
+    assert not fused["cases"][f"bias_activation/bfloat16/{small}"]["fast_form_kept"]
     assert recorded["forms"]["frozen_serving"] == {
         "enabled": False,
         "source": "option",
@@ -213,18 +249,22 @@ def test_configured_restores_what_was_in_force(probed):
 
 
 @pytest.mark.slow  # Compiles each chain's XLA kernels, forward and backward (~5 s).
-def test_the_real_fused_probe_times_each_chain_in_each_dtype():
-    timings = probes.time_fused_chains(tokens=128, rounds=1, repeats=1)
-    dtypes = ("float32", "bfloat16")
-    expected = {f"{chain}/{dtype}" for chain in fused_kernels.FUSED_CHAINS for dtype in dtypes}
+def test_the_real_fused_probe_times_each_chain_in_each_dtype_and_size():
+    timings = probes.time_fused_chains(tokens=(128, 256), rounds=1, repeats=1)
+    expected = {
+        f"{chain}/{dtype}/{size}"
+        for chain in fused_kernels.FUSED_CHAINS
+        for dtype in ("float32", "bfloat16")
+        for size in (128, 256)
+    }
     assert set(timings) == expected
     assert all(fast > 0 and plain > 0 for fast, plain in timings.values())
 
 
 def test_the_real_serving_probe_times_frozen_against_variables(tiny_config):
     timings = probes.time_frozen_serving(config=tiny_config, length=8, rounds=1, repeats=1)
-    [(frozen, variables)] = timings.values()
-    assert frozen > 0 and variables > 0
+    assert set(timings) == {"float32/batch_1", "float32/batch_8"}
+    assert all(frozen > 0 and variables > 0 for frozen, variables in timings.values())
 
 
 def _next_layer_names() -> list[str]:

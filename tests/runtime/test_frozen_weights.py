@@ -145,7 +145,8 @@ def test_export_stores_each_weight_once_as_a_constant(tiny_model_file, tmp_path)
 @pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_frozen_serving_can_be_switched_off(tiny_model_file, tmp_path, monkeypatch):
     monkeypatch.setenv("ALBERT_TF_FROZEN_SERVING", "0")
-    runtime.configure(runtime.RuntimeOptions(fused_kernels="off"))  # Decides again: env first.
+    # Decides again: the environment first.
+    runtime.configure(runtime.RuntimeOptions(fused_kernels="off", compiled_serving="off"))
     model = _trained_like("float32")
     features = AlbertTextFeatures(tiny_model_file, 16)
     export_dir = export_classifier(str(tmp_path / "export"), model, features, ("a", "b", "c"))

@@ -146,7 +146,9 @@ def test_configured_kernels_train_a_classifier_like_the_reference(tiny_config):
     labels = tf.constant([0, 2])
     step = lambda: _train_step(model, inputs, labels)  # noqa: E731
     plain_logits, plain_grads = tf.function(step)()
-    with runtime.configured(runtime.RuntimeOptions(fused_kernels="on", frozen_serving="off")):
+    with runtime.configured(
+        runtime.RuntimeOptions(fused_kernels="on", frozen_serving="off", compiled_serving="off")
+    ):
         traced = tf.function(step)
         graph = traced.get_concrete_function().graph.as_graph_def()
         assert any(f.attr["_XlaMustCompile"].b for f in graph.library.function)

@@ -120,7 +120,8 @@ class _TwoReplicas:
 def test_replicas_and_the_switch_keep_model_predict(classifier, monkeypatch):
     assert not freezes_for_prediction(_TwoReplicas())
     monkeypatch.setenv("ALBERT_TF_FROZEN_SERVING", "0")
-    runtime.configure(runtime.RuntimeOptions(fused_kernels="off"))  # Decides again: env first.
+    # Decides again: the environment first.
+    runtime.configure(runtime.RuntimeOptions(fused_kernels="off", compiled_serving="off"))
     assert not freezes_for_prediction()
     monkeypatch.setattr(prediction, "frozen_model_call", None)  # Would fail if called.
     values = features(4, seed=5)

@@ -78,7 +78,7 @@ def test_run_records_the_speed_forms_it_ran(full_run):
     with open(os.path.join(workdir, "runtime.json"), encoding="utf-8") as handle:
         recorded = json.load(handle)
     assert recorded["configured"]
-    assert set(recorded["forms"]) == {"fused_kernels", "frozen_serving"}
+    assert set(recorded["forms"]) == {"fused_kernels", "frozen_serving", "compiled_serving"}
     assert all("reason" in form for form in recorded["forms"].values())
 
 
