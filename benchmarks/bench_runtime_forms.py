@@ -9,12 +9,14 @@ picks it here ("picked", `configure()`'s auto, probed per kind):
 * `train fused_kernels`: `fit` steps of an `AlbertClassifier` (pair classification, AdamW);
 * `predict frozen_serving`: `predict_outputs` over texts of mixed lengths (frozen: constant
   weights, batches cut to their longest text; plain: `model.predict`);
-* `serve b1` / `serve bN`, `frozen_serving` and `compiled_serving`: the export's forward
-  (`frozen_inference` of its serving copy) at batch 1 (latency) and at `--serve_batch`.
+* `serve b1` / `serve bN`, `fused_kernels`, `frozen_serving` and `compiled_serving`: the
+  export's forward (`frozen_inference` of its serving copy) at batch 1 (latency) and at
+  `--serve_batch`.
 
 The variants run interleaved, round by round, after one warm-up each; each figure is the median
 seconds of one call. The table gives plain / fast and plain / picked (above 1: faster than the
-reference) and what the runtime picked, so that a pick can be checked never to be the slower.
+reference), best / picked (the faster of plain and fast over picked: 1 or above where the pick
+is the faster one) and what the runtime picked.
 
 Illustration (not run; minutes on 2 cores at ALBERT-base):
     python benchmarks/bench_runtime_forms.py --isas=native,AVX2
@@ -59,8 +61,8 @@ def only(form: str) -> runtime.RuntimeOptions:
 MEASURED_FORMS = {
     "train": ("fused_kernels",),
     "predict": ("frozen_serving",),
-    "serve b1": ("frozen_serving", "compiled_serving"),
-    "serve bN": ("frozen_serving", "compiled_serving"),
+    "serve b1": ("fused_kernels", "frozen_serving", "compiled_serving"),
+    "serve bN": ("fused_kernels", "frozen_serving", "compiled_serving"),
 }
 
 
@@ -136,15 +138,14 @@ def measure(args: argparse.Namespace) -> dict:
         for name, batch in (("serve b1", 1), ("serve bN", args.serve_batch)):
             inputs = _rows(features, batch)
             runners[f"{name} {form}"] = {v: _bound(call, inputs) for v, call in calls.items()}
+    rounds = {name: interleaved_seconds(calls, 1, args.rounds) for name, calls in runners.items()}
     seconds = {
-        name: {
-            variant: statistics.median(times)
-            for variant, times in interleaved_seconds(calls, 1, args.rounds).items()
-        }
-        for name, calls in runners.items()
+        name: {variant: statistics.median(times) for variant, times in timings.items()}
+        for name, timings in rounds.items()
     }
     return {
         "seconds": seconds,
+        "rounds": rounds,
         "picked": {name: choice.as_dict() for name, choice in picked.items()},
         "precision": precision,
         "machine": description["machine"],
@@ -202,7 +203,8 @@ def _mixed_length_features(config: AlbertConfig, count: int, length: int) -> dic
 def _print_table(results: dict) -> None:
     print(
         f"\n{'kind':<18} {'measurement':<12} {'form':<17} {'plain ms':>10} {'fast ms':>10} "
-        f"{'picked ms':>10} {'plain/fast':>10} {'plain/picked':>12}  runtime picked"
+        f"{'picked ms':>10} {'plain/fast':>10} {'plain/picked':>12} {'best/picked':>11}  "
+        "runtime picked"
     )
     for isa, result in results.items():
         kind = f"{isa} ({result['precision']})"
@@ -212,8 +214,18 @@ def _print_table(results: dict) -> None:
             print(
                 f"{kind:<18} {measurement:<12} {form:<17} {ms['plain']:10.1f} {ms['fast']:10.1f} "
                 f"{ms['picked']:10.1f} {ms['plain'] / ms['fast']:10.2f} "
-                f"{ms['plain'] / ms['picked']:12.2f}  {_pick(result['picked'][form])}"
+                f"{ms['plain'] / ms['picked']:12.2f} "
+                f"{min(ms['plain'], ms['fast']) / ms['picked']:11.2f}  "
+                f"{_pick(result['picked'][form], result['precision'])}"
             )
+    print("\nevery round, ms (plain | fast | picked):")
+    for isa, result in results.items():
+        for name, timings in result["rounds"].items():
+            cells = " | ".join(
+                " ".join(f"{1e3 * t:.0f}" for t in timings[variant])
+                for variant in ("plain", "fast", "picked")
+            )
+            print(f"  {isa:<8} {name:<30} {cells}")
     print(
         "\nfast: that form alone on; plain: every form off; picked: what the runtime chose here "
         "(all forms together).\nONEDNN_MAX_CPU_ISA kinds are stand-ins: oneDNN's kernels held "
@@ -222,8 +234,14 @@ def _print_table(results: dict) -> None:
     )
 
 
-def _pick(choice: dict) -> str:
-    kept = [case for case, figures in choice.get("cases", {}).items() if figures["fast_form_kept"]]
+def _pick(choice: dict, precision: str) -> str:
+    """on/off, the cases of the measured precision's dtype where the fast form was kept, source."""
+    dtype = "bfloat16" if "bfloat16" in precision else "float32"
+    kept = [
+        case
+        for case, figures in choice.get("cases", {}).items()
+        if figures["fast_form_kept"] and dtype in case.split("/")
+    ]
     state = "on" if choice["enabled"] else "off"
     detail = f" in {', '.join(kept)}" if choice["enabled"] and choice.get("cases") else ""
     return f"{state}{detail} ({choice['source']})"

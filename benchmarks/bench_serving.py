@@ -240,13 +240,16 @@ def _report(args, latencies: dict, seconds: dict) -> None:
         f"\n{args.preset}, length {args.seq_length}: batch-1 latency over {args.calls} calls, "
         f"batch-{args.batch_size} throughput over {args.rounds} rounds"
     )
-    print(f"{'setting':28s} {'median ms':>10s} {'p99 ms':>8s} {'seq/s @32':>10s}")
+    print(
+        f"{'setting':28s} {'median ms':>10s} {'p99 ms':>8s} {'seq/s @32':>10s}  seq/s every round"
+    )
     throughput = {}
     for name in latencies:
         median = statistics.median(latencies[name])
         p99 = float(np.percentile(latencies[name], 99))
         throughput[name] = args.batch_size / statistics.median(seconds[name])
-        print(f"{name:28s} {median:10.1f} {p99:8.1f} {throughput[name]:10.2f}")
+        every = " ".join(f"{args.batch_size / s:.2f}" for s in seconds[name])
+        print(f"{name:28s} {median:10.1f} {p99:8.1f} {throughput[name]:10.2f}  {every}")
 
     def best(values: dict, implementation: str, key) -> tuple[float, str]:
         pairs = [(value, name) for name, value in values.items()]

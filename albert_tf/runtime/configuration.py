@@ -32,7 +32,7 @@ from albert_tf.runtime.probe_cache import cached_probe
 
 RUNTIME_FILE = "runtime.json"
 # Part of every cached probe's key: bump it when a probe measures something else.
-PROBE_VERSION = 2
+PROBE_VERSION = 3
 
 _log = logging.getLogger(__name__)
 
