@@ -16,6 +16,12 @@ done
 python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test,beam,litert,paper]'
+# PyPI's default torch wheel (the CUDA build, on Pythons without a CPU wheel at hand) brings
+# triton, whose import crashes a process that has loaded TensorFlow (segfault); the interop tests
+# run torch on the CPU and need none of it.
+if .venv/bin/python -m pip show -q triton 2>/dev/null; then
+  .venv/bin/python -m pip uninstall -q -y triton
+fi
 .venv/bin/ruff check albert_tf scripts tests benchmarks
 # Every docstring example runs (the others are marked "Illustration (not run)").
 # loadgroup: the tests of each expensive fixture share a worker (tests/xdist_groups.py).

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 
 import pytest
+
+from albert_tf.runtime.options import RuntimeOptions, environment_variable
 
 # `--precision=auto` probes the machine; tests (and the scripts they start) get float32
 # everywhere so their numbers and tolerances do not depend on the CPU CI happens to run on.
@@ -17,6 +20,12 @@ from tests.xdist_groups import (  # noqa: F401 (hooks)
     pytest_collection_modifyitems,
     pytest_configure,
 )
+
+# Likewise the runtime's speed-only forms: outside tests/runtime (which turns each on and holds it
+# to the plain reference, and tests the per-machine choice with patched probes) every test runs
+# the plain reference, whatever a probe of this machine would pick.
+for _form in dataclasses.fields(RuntimeOptions):
+    os.environ.setdefault(environment_variable(_form.name), "0")
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"

@@ -6,7 +6,7 @@ import keras
 import pytest
 
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
-from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.layer_config import ArgumentsConfig, arguments_config, store_arguments
 from albert_tf.models.attention import AlbertAttention
 from albert_tf.models.embeddings import AlbertEmbeddings
 from albert_tf.models.feed_forward import AlbertFeedForward
@@ -15,6 +15,7 @@ from albert_tf.models.sentence_order_head import AlbertSentenceOrderHead
 from albert_tf.models.transformer_block import AlbertTransformerBlock
 from albert_tf.tokenization.input_packer import AlbertInputPacker
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+from albert_tf.training.schedules import WarmupPolynomialDecay
 
 # The keys `.keras` files of earlier runs hold, after Keras's own (name, trainable, dtype).
 SAVED_KEYS = {
@@ -118,3 +119,32 @@ def test_an_argument_not_kept_as_an_attribute_fails_loudly():
 
     with pytest.raises(AttributeError, match="size"):
         Forgetful().get_config()
+
+
+def test_store_arguments_keeps_each_saved_argument_and_arguments_config_reads_them():
+    class Block(ArgumentsConfig, keras.layers.Layer):
+        config_excludes = ("owner",)
+
+        def __init__(self, width, rate=0.5, owner=None, *, name_of_thing="x", **kwargs):
+            super().__init__(**kwargs)
+            store_arguments(self, locals())
+
+    block = Block(4, owner=object())
+    assert (block.width, block.rate, block.name_of_thing) == (4, 0.5, "x")
+    assert not hasattr(block, "owner") and not hasattr(block, "kwargs")
+    assert arguments_config(block) == {"width": 4, "rate": 0.5, "name_of_thing": "x"}
+
+
+def test_a_schedule_config_is_its_arguments_as_saved_before():
+    schedule = WarmupPolynomialDecay(1e-3, decay_steps=100, warmup_steps=10, power=0.5)
+    assert schedule.get_config() == {
+        "initial_learning_rate": 1e-3,
+        "decay_steps": 100,
+        "warmup_steps": 10,
+        "power": 0.5,
+        "end_learning_rate": 0.0,
+        "start_warmup_step": 0,
+        "name": "WarmupPolynomialDecay",
+    }
+    again = WarmupPolynomialDecay.from_config(schedule.get_config())
+    assert float(again(50)) == pytest.approx(float(schedule(50)))

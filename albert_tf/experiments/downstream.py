@@ -17,7 +17,10 @@ from albert_tf.experiments.evaluation import binomial_standard_error
 
 @dataclasses.dataclass(frozen=True)
 class DownstreamOptions:
-    """Task, data and budget of the downstream fine-tuning (same for every cell)."""
+    """Task, data and budget of the downstream fine-tuning (same for every cell).
+
+    Each field is the `ClassificationConfig` field of the same name, passed on as it is.
+    """
 
     task: str
     data_dir: str
@@ -41,16 +44,11 @@ def finetune_cell(
     from albert_tf.finetune.classification.task import run_classifier
 
     config = ClassificationConfig(
-        task=options.task,
-        data_dir=options.data_dir,
+        **dataclasses.asdict(options),
         init_checkpoint=encoder_file,
         spm_model_file=spm_model_file,
         do_lower_case=do_lower_case,
         max_seq_length=max_seq_length,
-        learning_rate=options.learning_rate,
-        num_train_epochs=options.num_train_epochs,
-        train_batch_size=options.train_batch_size,
-        max_train_examples=options.max_train_examples,
         seed=seed,
         precision="float32",
     )

@@ -1,7 +1,7 @@
 """The task families the driver knows, by name and by config class.
 
 A family registers itself where it is defined: a `FinetuneTask` subclass given a name
-(`class TaggingTask(FinetuneTask, name="tagging", ...)`) calls `register_family`, so importing
+(`class TaggingTask(FinetuneTask, family="tagging", ...)`) calls `register_family`, so importing
 it is enough, and `run_finetuning(config, ...)` then finds it by the type of `config`. The
 built-in families are defined in their `task.py` (`albert_tf.finetune.classification.task`,
 ...), which their scripts and public functions import.

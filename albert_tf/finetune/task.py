@@ -18,7 +18,7 @@ what is its own, as the methods of a `FinetuneTask` subclass:
 
 A subclass that names itself registers itself (`albert_tf.finetune.registry`):
 
-    class TaggingTask(FinetuneTask, name="tagging", config_class=TaggingConfig):
+    class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         info_class = TaggingInfo
         ...
 
@@ -164,9 +164,9 @@ class FinetuneRun:
 class FinetuneTask(abc.ABC):
     """A task family on the driver; see the module docstring for what to implement.
 
-    Class attributes (`name` and `config_class` given as class keywords, which register the
-    family):
-        name: the registry name, also written to `task.json`.
+    Class attributes (`family=` and `config_class=` given as class keywords, which register the
+    family; not `name=`, which Python 3.10's `ABCMeta` takes for the class's own name):
+        name: the registry name (the `family` keyword), also written to `task.json`.
         config_class: its `FinetuneConfig` subclass (the script's flags come from it).
         info_class: its `TaskInfo` subclass (its `task.json`); default `TaskInfo`.
         bucketing: whether `--bucket_width` applies: its training features are packed texts
@@ -181,13 +181,13 @@ class FinetuneTask(abc.ABC):
 
     def __init_subclass__(
         cls,
-        name: str | None = None,
+        family: str | None = None,
         config_class: type[FinetuneConfig] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
-        if name is not None:
-            cls.name, cls.config_class = name, config_class
+        if family is not None:
+            cls.name, cls.config_class = family, config_class
             register_family(cls)
 
     def __init__(self, config: FinetuneConfig):

@@ -7,7 +7,7 @@ import math
 import keras
 from keras import ops
 
-from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.layer_config import ArgumentsConfig, store_arguments
 from albert_tf.models.forms import layer_norm_of_sum, scaled_masked_softmax
 from albert_tf.models.positions import gather_positions
 from albert_tf.models.sub_layers import dense, layer_norm
@@ -64,11 +64,7 @@ class AlbertAttention(ArgumentsConfig, keras.layers.Layer):
                 f"AlbertAttention: hidden_size ({hidden_size}) must be divisible by "
                 f"num_attention_heads ({num_attention_heads})."
             )
-        self.hidden_size = hidden_size
-        self.num_attention_heads = num_attention_heads
-        self.attention_probs_dropout_prob = attention_probs_dropout_prob
-        self.hidden_dropout_prob = hidden_dropout_prob
-        self.initializer_range = initializer_range
+        store_arguments(self, locals())
         self.head_size = hidden_size // num_attention_heads
 
         dtype = self.dtype_policy

@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.layer_config import ArgumentsConfig, store_arguments
 from albert_tf.models.sub_layers import dense, layer_norm, truncated_normal
 
 
@@ -48,13 +48,7 @@ class AlbertEmbeddings(ArgumentsConfig, keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.vocab_size = vocab_size
-        self.embedding_size = embedding_size
-        self.hidden_size = hidden_size
-        self.max_position_embeddings = max_position_embeddings
-        self.type_vocab_size = type_vocab_size
-        self.dropout_rate = dropout_rate
-        self.initializer_range = initializer_range
+        store_arguments(self, locals())
         # None: the original rule, a projection exactly when E != H.
         self.use_projection = (
             embedding_size != hidden_size if use_projection is None else use_projection

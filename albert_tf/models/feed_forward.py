@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.layer_config import ArgumentsConfig, store_arguments
 from albert_tf.models.activations import activation_math
 from albert_tf.models.forms import bias_activation, layer_norm_of_sum
 from albert_tf.models.sub_layers import dense, layer_norm
@@ -37,11 +37,7 @@ class AlbertFeedForward(ArgumentsConfig, keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.hidden_size = hidden_size
-        self.intermediate_size = intermediate_size
-        self.hidden_act = hidden_act
-        self.hidden_dropout_prob = hidden_dropout_prob
-        self.initializer_range = initializer_range
+        store_arguments(self, locals())
         activation_math(hidden_act)  # Fails early on an unknown name.
 
         dtype = self.dtype_policy

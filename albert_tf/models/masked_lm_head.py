@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.layer_config import ArgumentsConfig, store_arguments
 from albert_tf.models.forms import get_activation
 from albert_tf.models.positions import gather_positions
 from albert_tf.models.sub_layers import dense, layer_norm
@@ -49,10 +49,7 @@ class AlbertMaskedLMHead(ArgumentsConfig, keras.layers.Layer):
         # Variables are read in float32 (no autocast): the logits are float32.
         kwargs.setdefault("autocast", False)
         super().__init__(**kwargs)
-        self.vocab_size = vocab_size
-        self.embedding_size = embedding_size
-        self.hidden_act = hidden_act
-        self.initializer_range = initializer_range
+        store_arguments(self, locals())
         self.token_embedding = token_embedding
         self.activation = get_activation(hidden_act)
         self.dense = dense(embedding_size, initializer_range, self.dtype_policy, "dense")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import keras
 from keras import ops
 
-from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.layer_config import ArgumentsConfig, store_arguments
 from albert_tf.models.sub_layers import truncated_normal
 
 
@@ -26,8 +26,7 @@ class AlbertSentenceOrderHead(ArgumentsConfig, keras.layers.Layer):
         # Variables are read in float32 (no autocast): the logits are float32.
         kwargs.setdefault("autocast", False)
         super().__init__(**kwargs)
-        self.num_classes = num_classes
-        self.initializer_range = initializer_range
+        store_arguments(self, locals())
 
     def build(self, pooled_output_shape):
         self.output_weights = self.add_weight(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keras
 
-from albert_tf.layer_config import ArgumentsConfig
+from albert_tf.layer_config import ArgumentsConfig, store_arguments
 from albert_tf.models.attention import AlbertAttention
 from albert_tf.models.feed_forward import AlbertFeedForward
 
@@ -46,13 +46,7 @@ class AlbertTransformerBlock(ArgumentsConfig, keras.layers.Layer):
         **kwargs,
     ):
         super().__init__(**kwargs)
-        self.hidden_size = hidden_size
-        self.num_attention_heads = num_attention_heads
-        self.intermediate_size = intermediate_size
-        self.hidden_act = hidden_act
-        self.hidden_dropout_prob = hidden_dropout_prob
-        self.attention_probs_dropout_prob = attention_probs_dropout_prob
-        self.initializer_range = initializer_range
+        store_arguments(self, locals())
         # Remembered so that get_config serializes only injected sub-layers.
         self._injected_attention = attention_layer is not None
         self._injected_ffn = feed_forward_layer is not None

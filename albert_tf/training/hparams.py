@@ -10,7 +10,8 @@ directory of several runs compares them.
 
 Example:
     >>> from albert_tf.training.pretrain_config import PretrainConfig
-    >>> values = hparam_values(PretrainConfig(albert_config_file="albert_base"))
+    >>> config = PretrainConfig(albert_config_file="albert_base", input_file="records/*")
+    >>> values = hparam_values(config)
     >>> values["learning_rate"], values["albert_config_file"]
     (0.00176, 'albert_base')
     >>> metrics = [("train", "loss"), ("eval", "masked_lm_accuracy")]

@@ -12,6 +12,8 @@ from typing import Any
 import keras
 from keras import ops
 
+from albert_tf.layer_config import arguments_config, store_arguments
+
 
 @keras.saving.register_keras_serializable(package="albert_tf")
 class WarmupPolynomialDecay(keras.optimizers.schedules.LearningRateSchedule):
@@ -57,13 +59,7 @@ class WarmupPolynomialDecay(keras.optimizers.schedules.LearningRateSchedule):
             raise ValueError(f"`decay_steps` must be > 0. Received: decay_steps={decay_steps}")
         if warmup_steps < 0:
             raise ValueError(f"`warmup_steps` must be >= 0. Received: warmup_steps={warmup_steps}")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.warmup_steps = warmup_steps
-        self.power = power
-        self.end_learning_rate = end_learning_rate
-        self.start_warmup_step = start_warmup_step
-        self.name = name
+        store_arguments(self, locals())
 
     def __call__(self, step: Any) -> Any:
         with keras.name_scope(self.name):
@@ -84,12 +80,4 @@ class WarmupPolynomialDecay(keras.optimizers.schedules.LearningRateSchedule):
         ) + self.end_learning_rate
 
     def get_config(self) -> dict[str, Any]:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "warmup_steps": self.warmup_steps,
-            "power": self.power,
-            "end_learning_rate": self.end_learning_rate,
-            "start_warmup_step": self.start_warmup_step,
-            "name": self.name,
-        }
+        return arguments_config(self)

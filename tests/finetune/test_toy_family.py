@@ -36,7 +36,7 @@ class DigitConfig(FinetuneConfig):
     data_file: str = option("", "TSV of `text<TAB>1 if it holds a digit, else 0`.")
 
 
-class DigitTask(FinetuneTask, name="has_digit", config_class=DigitConfig):
+class DigitTask(FinetuneTask, family="has_digit", config_class=DigitConfig):
     def read_inputs(self, saved):
         rows = [line.split("\t") for line in open(self.config.data_file, encoding="utf-8")]
         texts, labels = [text for text, _ in rows], np.array([int(y) for _, y in rows])

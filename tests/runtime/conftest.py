@@ -7,14 +7,17 @@ in this folder or another, runs the plain reference as library code does.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from albert_tf import runtime
 from albert_tf.config import AlbertConfig
+from albert_tf.runtime.options import RuntimeOptions, environment_variable
 from tests.conftest import TINY_ALBERT
 
 # Each form's environment variable (`RuntimeOptions` field metadata).
-RUNTIME_ENV = ("ALBERT_TF_FUSED_KERNELS", "ALBERT_TF_FROZEN_SERVING", "ALBERT_TF_COMPILED_SERVING")
+RUNTIME_ENV = tuple(environment_variable(form.name) for form in dataclasses.fields(RuntimeOptions))
 
 
 @pytest.fixture(autouse=True)

@@ -62,7 +62,7 @@ class ClassificationInfo(TaskInfo):
         return 1 if self.labels is None else len(self.labels)
 
 
-class ClassificationTask(FinetuneTask, name="classification", config_class=ClassificationConfig):
+class ClassificationTask(FinetuneTask, family="classification", config_class=ClassificationConfig):
     """Sentence (pair) classification and regression (see the module docstring).
 
     `read_inputs` resolves the task (`self.spec`: a GLUE task, or a generic one whose labels

@@ -63,7 +63,7 @@ class MultipleChoiceInfo(TaskInfo):
     baseline_answer: int
 
 
-class MultipleChoiceTask(FinetuneTask, name="multiple_choice", config_class=MultipleChoiceConfig):
+class MultipleChoiceTask(FinetuneTask, family="multiple_choice", config_class=MultipleChoiceConfig):
     """Multiple choice (see the module docstring)."""
 
     info_class = MultipleChoiceInfo

@@ -62,7 +62,7 @@ class SquadInfo(TaskInfo):
     null_score_diff_threshold: float | None = None
 
 
-class SquadTask(FinetuneTask, name="span_qa", config_class=SquadConfig):
+class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
     """Extractive QA (see the module docstring)."""
 
     info_class = SquadInfo

@@ -51,7 +51,7 @@ class TaggingInfo(TaskInfo):
     label_all_pieces: bool
 
 
-class TaggingTask(FinetuneTask, name="tagging", config_class=TaggingConfig):
+class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
     """Token classification (see the module docstring)."""
 
     info_class = TaggingInfo
