@@ -16,7 +16,7 @@ Examples:
     albert-tf convert --from=hf --to=albert_tf \
         --input=out/albert_base_hf --output=out/albert_base_keras
     # A fine-tuned HF AlbertForSequenceClassification / AlbertForMultipleChoice -> model.keras,
-    # e.g. to serve as a raw-text SavedModel (README: "serving Hugging Face classifiers"):
+    # e.g. to serve as a raw-text SavedModel (docs/serving.md):
     albert-tf convert --from=hf --to=albert_tf --input=hf_classifier \
         --spm_model_file=hf_classifier/spiece.model --output=out/classifier
     # A finished classification run -> a preset `keras_hub.models.AlbertTextClassifier

@@ -6,8 +6,8 @@ Flags keep the original script's names and defaults. Example:
         --output_dir=/tmp/pretrain --spm_model_file=/tmp/spm.model \
         --max_seq_length=128 --dupe_factor=1 --num_output_shards=2 --parallelism=2
 
-The same build as an Apache Beam pipeline (same records; see README "Pretraining data on
-Beam"): `--runner=beam` (the DirectRunner) or a Beam runner name, and Beam's own pipeline
+The same build as an Apache Beam pipeline (same records; see docs/beam_pretraining_data.md):
+`--runner=beam` (the DirectRunner) or a Beam runner name, and Beam's own pipeline
 options (written `--name=value`) passed through:
 
     albert-tf data ... --runner=beam \

@@ -1,7 +1,7 @@
 r"""Exports an encoder or a fine-tuned model as LiteRT (TFLite) files for on-device use.
 
 Variants: ids in (builtin ops only) and text in (SentencePiece + packing inside; the texts must
-be normalized first, see README "On-device (LiteRT)"), float32 / float16 / int8 dynamic-range,
+be normalized first, see docs/litert.md), float32 / float16 / int8 dynamic-range,
 fixed --seq_length and each of --batch_sizes. See albert_tf/export/litert_export.py.
 
 Example:

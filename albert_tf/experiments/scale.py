@@ -76,10 +76,10 @@ SCALES: dict[str, ExperimentScale] = {
         probe_records=64,
         jit_compile=False,
     ),
-    # This 2-core CPU: sentence_objective (3 cells x 1000 steps) and sharing (8 cells x 250
-    # steps) in about 10 minutes each. LAMB lr 1e-2 was the best rate of the README's
-    # WikiText-2 recipe; WikiText-2 train gives ~38k records per dupe at length 64, more
-    # than one epoch of 1000 steps of 32.
+    # On 2 CPU cores: sentence_objective (3 cells x 1000 steps) and sharing (8 cells x 250
+    # steps) in about 10 minutes each. LAMB lr 1e-2 was the best rate of the WikiText-2
+    # recipe (docs/pretraining_wikitext2.md); WikiText-2 train gives ~38k records per dupe at
+    # length 64, more than one epoch of 1000 steps of 32.
     "cpu": ExperimentScale(
         hidden_size=64,
         num_hidden_layers=4,

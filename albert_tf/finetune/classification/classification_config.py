@@ -11,7 +11,7 @@ from albert_tf.finetune.finetune_config import FinetuneConfig
 
 @dataclasses.dataclass(frozen=True)
 class ClassificationConfig(FinetuneConfig):
-    """`FinetuneConfig` plus the task and its files (the flags of `run_classifier.py`).
+    """`FinetuneConfig` plus the task and its files (the flags of `albert-tf classify`).
 
     `task` may be spelled as users type it ("SST2", "sts_b"); it is kept in its canonical form.
 

@@ -13,7 +13,7 @@ TASKS = ("race", "generic")
 
 @dataclasses.dataclass(frozen=True)
 class MultipleChoiceConfig(FinetuneConfig):
-    """`FinetuneConfig` plus the data (the flags of `run_multiple_choice.py`).
+    """`FinetuneConfig` plus the data (the flags of `albert-tf choice`).
 
     Defaults follow the original `run_race.py`: max_seq_length 512, max_qa_length 128,
     batch 32, learning rate 1e-5.

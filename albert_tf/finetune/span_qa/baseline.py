@@ -4,7 +4,7 @@ Sentences are split after `.`, `!` or `?` followed by whitespace; overlap counts
 normalized question words (official answer normalization, minus a few stop words) found in the
 sentence; ties go to the earlier sentence; `n` is chosen on a training file (best F1). It never
 answers "no answer", so on SQuAD v2.0 its NoAns figures are 0 (the all-null answer scores the
-NoAns share instead; both are reported by benchmarks/../docs/squad.md).
+NoAns share instead; both are reported by docs/squad.md).
 
 Example:
     >>> from albert_tf.finetune.span_qa.examples import SquadExample

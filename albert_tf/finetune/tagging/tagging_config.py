@@ -13,7 +13,7 @@ from albert_tf.finetune.tagging.tag_schemes import SCHEME_NAMES
 
 @dataclasses.dataclass(frozen=True)
 class TaggingConfig(FinetuneConfig):
-    """`FinetuneConfig` plus the files and how to read them (the flags of `run_tagging.py`).
+    """`FinetuneConfig` plus the files and how to read them (the flags of `albert-tf tag`).
 
     Example:
     >>> config = TaggingConfig(data_dir="wnut17", train_file="wnut17train.conll",
