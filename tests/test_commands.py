@@ -79,6 +79,14 @@ def test_command_help_shows_its_docstring_and_its_generated_flags(tmp_path):
 
 
 @pytest.mark.slow  # Loads TensorFlow in a subprocess (~7 s).
+def test_data_help_is_absl_s_not_beam_s(tmp_path):
+    # `data` hands the flags it does not define to Beam; absl's help flags stay its own.
+    result = _run(command_line("data", "--help"), cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith(summary("data")) and "  --input_file:" in result.stdout
+
+
+@pytest.mark.slow  # Loads TensorFlow in a subprocess (~7 s).
 def test_an_old_script_name_runs_the_command(tmp_path):
     script = REPO_ROOT / "scripts" / "run_pretraining.py"
     argv = [sys.executable, str(script), "--input_file=r/*.tfrecord", "--output_dir=o"]

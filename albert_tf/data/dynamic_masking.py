@@ -103,7 +103,7 @@ def dynamic_mask_fn(
             raise ValueError(
                 f"dynamic masking needs the features {missing} (records without "
                 "token_boundary cannot be re-masked; regenerate them with "
-                "scripts/create_pretraining_data.py)."
+                "albert-tf data)."
             )
         single = features["input_ids"].shape.rank == 1
         batch = {name: value[tf.newaxis] if single else value for name, value in features.items()}

@@ -57,7 +57,7 @@ MODEL_FEATURES = (
 )
 _NO_RECORD_MESSAGE = (
     "No TFRecord file matches {pattern!r} (cwd {cwd}); check the path (write the records with "
-    "scripts/create_pretraining_data.py)."
+    "albert-tf data)."
 )
 
 

@@ -28,7 +28,7 @@ _SPECIAL_TYPES = (
 )
 _HOW_TO_FIX = (
     "ALBERT needs <pad>=0, <unk>=1, [CLS]=2, [SEP]=3, [MASK]=4; retrain with "
-    "scripts/train_tokenizer.py (albert_tf.tokenization.train_sentencepiece)."
+    "albert-tf tokenizer (albert_tf.tokenization.train_sentencepiece)."
 )
 
 
@@ -37,7 +37,7 @@ def read_model_proto(model_file: str) -> sentencepiece_model_pb2.ModelProto:
     if not os.path.isfile(model_file):
         raise MissingInputError(
             f"SentencePiece model file {model_file!r} does not exist; pass the path of a "
-            "`.model` file written by scripts/train_tokenizer.py."
+            "`.model` file written by albert-tf tokenizer."
         )
     with open(model_file, "rb") as handle:
         data = handle.read()

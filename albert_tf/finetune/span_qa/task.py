@@ -102,7 +102,7 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
             raise UserError(
                 f"the output directory holds a {info.task!r} run, not SQuAD",
                 where="--output_dir",
-                fix="point --output_dir at a run_squad.py run",
+                fix="point --output_dir at an albert-tf squad run",
             )
         if info.version_2_with_negative != self.config.version_2_with_negative:
             raise UserError(
