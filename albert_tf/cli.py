@@ -6,7 +6,8 @@ Import this module before anything that imports TensorFlow. Unless the user set
 `TF_CPP_MIN_LOG_LEVEL=3`, and holds stderr in a temporary file while the script's imports run,
 because the lines TensorFlow prints while it loads (CUDA stubs, oneDNN notices) come before
 that setting is read; `run` (or interpreter exit) writes the held output back without
-TensorFlow's C++ log lines.
+TensorFlow's C++ log lines. It also decides, before TensorFlow loads, whether TensorFlow's
+oneDNN rewrites run (`albert_tf.runtime.onednn.choose_onednn`).
 
 `run(main)` runs an absl `main` and turns a `UserError` (albert_tf.errors) into one line on
 stderr, `error: <what>, <where>, <what to do>`, and exit status 2; flag parsing errors are
@@ -38,8 +39,10 @@ import tempfile
 from collections.abc import Callable
 
 from absl import app, flags
+from absl import logging as absl_logging
 
 from albert_tf.errors import UserError
+from albert_tf.runtime.onednn import choose_onednn
 
 VERBOSE_ENV = "ALBERT_TF_VERBOSE"
 USER_ERROR_EXIT_CODE = 2
@@ -80,6 +83,13 @@ _held_stderr = None
 if "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
     os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
     _held_stderr = _HeldStderr()
+
+# Also before TensorFlow loads: its oneDNN rewrites where TensorFlow would leave them off and they
+# measured faster (albert_tf.runtime.onednn); a bad ALBERT_TF_ONEDNN is reported by `run`.
+try:
+    ONEDNN_CHOICE: str | UserError = choose_onednn()
+except UserError as _error:
+    ONEDNN_CHOICE = _error
 
 
 def release_stderr() -> None:
@@ -137,6 +147,7 @@ def run(main: Callable[[list[str]], object]) -> None:
     """`absl.app.run(main)` with albert_tf's error convention (see the module docstring)."""
 
     def guarded_main(argv: list[str]) -> object:
+        absl_logging.info("TensorFlow's oneDNN: %s.", ONEDNN_CHOICE)
         try:
             return main(argv)
         except (UserError, app.UsageError) as error:
@@ -146,6 +157,9 @@ def run(main: Callable[[list[str]], object]) -> None:
             sys.exit(USER_ERROR_EXIT_CODE)
 
     release_stderr()
+    if isinstance(ONEDNN_CHOICE, UserError):
+        report_user_error(ONEDNN_CHOICE)
+        sys.exit(USER_ERROR_EXIT_CODE)
     _list_generated_flags_in_help()
     if _held_stderr is not None:
         # TensorFlow's Python-side INFO lines (signature renames, saver and asset notices)

@@ -30,6 +30,8 @@ import tempfile
 import time
 from collections.abc import Callable
 
+# First, as in the commands: decides TensorFlow's oneDNN rewrites before TensorFlow loads.
+from albert_tf import cli  # isort: skip
 import keras
 import numpy as np
 import tensorflow as tf
@@ -279,6 +281,8 @@ def _runners(args, config, data) -> dict[str, Runner]:
 
 
 def main() -> None:
+    cli.release_stderr()
+    print(f"TensorFlow's oneDNN: {cli.ONEDNN_CHOICE}")
     args = _parse_args()
     import torch
 

@@ -37,6 +37,8 @@ import tempfile
 import time
 from collections.abc import Callable
 
+# First, as in the commands: decides TensorFlow's oneDNN rewrites before TensorFlow loads.
+from albert_tf import cli  # isort: skip
 import keras
 import numpy as np
 import tensorflow as tf
@@ -187,6 +189,8 @@ def isolated_measurements(args) -> tuple[dict, dict]:
 
 
 def main() -> None:
+    cli.release_stderr()
+    print(f"TensorFlow's oneDNN: {cli.ONEDNN_CHOICE}")
     args = _parse_args()
     if args.processes > 0:
         latencies, seconds = isolated_measurements(args)

@@ -26,6 +26,8 @@ from tests.xdist_groups import (  # noqa: F401 (hooks)
 # the plain reference, whatever a probe of this machine would pick.
 for _form in dataclasses.fields(RuntimeOptions):
     os.environ.setdefault(environment_variable(_form.name), "0")
+# And the commands the tests start leave TensorFlow's oneDNN default as it is (no probe).
+os.environ.setdefault("ALBERT_TF_ONEDNN", "0")
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 SAMPLE_TEXT = REPO_ROOT / "data" / "sample.txt"

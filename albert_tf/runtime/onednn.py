@@ -1,0 +1,155 @@
+"""`choose_onednn`: whether TensorFlow's oneDNN rewrites run, decided before TensorFlow loads.
+
+TensorFlow turns its oneDNN graph rewrites on by default only on CPUs with VNNI, AVX512_BF16 or
+AMX (`machine.ONEDNN_DEFAULT_FLAGS`); elsewhere (e.g. an AVX2-only CPU) float32 matmuls run on
+Eigen, whose GEMM can be slower than oneDNN's for a training step's shapes. The setting,
+`TF_ENABLE_ONEDNN_OPTS`, is read once when TensorFlow loads, so no per-process runtime choice
+made after the import can change it. The `albert-tf` commands therefore call `choose_onednn`
+first (`albert_tf.cli`): where TensorFlow would leave oneDNN off, a probe times a fine-tuning
+FFN step and a batch's forward in two short subprocesses, oneDNN off and on, and turns it on
+only where it measured at least `MARGIN` faster. The result is cached per machine. (One text
+per call is left out: where the runtime compiles it (`compiled_serving`), XLA's matmuls run
+it, not oneDNN's or Eigen's, and that choice is probed after this one, under it.)
+
+`TF_ENABLE_ONEDNN_OPTS` set by the user always wins. `ALBERT_TF_ONEDNN`: `auto` (or unset)
+probes; `1` turns oneDNN on without a probe; `0` leaves TensorFlow's default (no probe, nothing
+set). This module must not import TensorFlow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import logging
+import os
+import subprocess
+import sys
+
+from albert_tf.atomic_files import atomic_write_text
+from albert_tf.errors import UserError
+from albert_tf.runtime import machine
+
+ENV = "ALBERT_TF_ONEDNN"
+TF_ENV = "TF_ENABLE_ONEDNN_OPTS"
+# oneDNN is chosen only where the probe measured it at least this much faster.
+MARGIN = 1.05
+PROBE_VERSION = 2
+_SETTINGS = {"1": "on", "on": "on", "0": "off", "off": "off", "": "auto", "auto": "auto"}
+
+# The probe, run as `python -c` with TF_ENABLE_ONEDNN_OPTS set: milliseconds of an ALBERT-base
+# FFN forward + backward on a fine-tuning batch (32 x 128 rows), and of a served batch's forward
+# (8 x 128 rows), medians of a few runs after a warm-up.
+_PROBE = """
+import json, time
+import tensorflow as tf
+tf.random.set_seed(0)
+w1 = tf.Variable(tf.random.normal([768, 3072]) * 0.02)
+w2 = tf.Variable(tf.random.normal([3072, 768]) * 0.02)
+@tf.function
+def train(x):
+    with tf.GradientTape() as tape:
+        y = tf.matmul(tf.nn.gelu(tf.matmul(x, w1)), w2)
+        loss = tf.reduce_sum(y * y)
+    return tape.gradient(loss, [w1, w2])
+@tf.function
+def serve(x):
+    return tf.matmul(tf.nn.gelu(tf.matmul(x, w1)), w2)
+def median_ms(function, x, runs):
+    function(x)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        tf.nest.map_structure(lambda t: t.numpy(), function(x))
+        times.append((time.perf_counter() - start) * 1000)
+    return sorted(times)[len(times) // 2]
+print(json.dumps({
+    "train": median_ms(train, tf.random.normal([4096, 768]), 5),
+    "serve": median_ms(serve, tf.random.normal([1024, 768]), 9),
+}))
+"""
+
+
+def choose_onednn() -> str:
+    """Sets `TF_ENABLE_ONEDNN_OPTS` where this module decides it; returns why (for the log).
+
+    Call before TensorFlow is imported; afterwards it changes nothing.
+    """
+    if TF_ENV in os.environ:
+        return f"{TF_ENV}={os.environ[TF_ENV]} set by the environment"
+    setting = _SETTINGS.get(os.environ.get(ENV, "").strip().lower())
+    if setting is None:
+        raise UserError(f"{ENV}={os.environ[ENV]!r}", fix="set it to 1, 0 or auto")
+    if setting == "on":
+        os.environ[TF_ENV] = "1"
+        return f"oneDNN on: set by {ENV}"
+    if setting == "off":
+        return f"TensorFlow's default: {ENV}=0"
+    flags = machine.cpu_flags()
+    if not flags or any(flag in flags for flag in machine.ONEDNN_DEFAULT_FLAGS):
+        return "TensorFlow's default (it enables oneDNN on this CPU, or this is not an x86 CPU)"
+    timings = _cached_timings(flags)
+    if timings is None:
+        return "TensorFlow's default (the oneDNN probe did not run)"
+    speedup = _speedup(timings)
+    if speedup >= MARGIN:
+        os.environ[TF_ENV] = "1"
+        return f"oneDNN on: measured {speedup:.2f}x faster on this CPU"
+    return f"TensorFlow's default, oneDNN off: oneDNN measured {speedup:.2f}x on this CPU"
+
+
+def _speedup(timings: dict) -> float:
+    """Eigen's time over oneDNN's: a training step plus as long a run of batch forwards."""
+    off, on = timings["off"], timings["on"]
+    calls = off["train"] / max(off["serve"], 1e-6)  # Weigh serving as much as training.
+    return (off["train"] + calls * off["serve"]) / (on["train"] + calls * on["serve"])
+
+
+def _cached_timings(flags: set[str]) -> dict | None:
+    path = _cache_path(flags)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        pass
+    logging.info("Timing TensorFlow's matmuls with oneDNN off and on (once for this machine).")
+    try:
+        timings = {setting: _probe(value) for setting, value in (("off", "0"), ("on", "1"))}
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError):
+        return None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        atomic_write_text(path, json.dumps(timings, indent=2) + "\n")
+    except OSError:
+        pass  # A read-only home only costs the probe next time.
+    return timings
+
+
+def _probe(value: str) -> dict:
+    env = {**os.environ, TF_ENV: value, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=300
+    )
+    if result.returncode != 0:
+        raise ValueError(result.stderr[-2000:])
+    timings = json.loads(result.stdout.strip().splitlines()[-1])
+    return {"train": float(timings["train"]), "serve": float(timings["serve"])}
+
+
+def _cache_path(flags: set[str]) -> str:
+    """Keyed like the runtime's probes: CPU, cores, TensorFlow's version, kernel settings."""
+    try:
+        version = importlib.metadata.version("tensorflow")
+    except importlib.metadata.PackageNotFoundError:
+        version = ""
+    facts = [
+        machine.cpu_model(),
+        sorted(flags),
+        os.cpu_count(),
+        version,
+        machine.kernel_settings(),
+        PROBE_VERSION,
+    ]
+    digest = hashlib.sha256(json.dumps(facts).encode()).hexdigest()[:16]
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "albert_tf", f"onednn-{digest}.json")
