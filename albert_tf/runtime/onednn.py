@@ -64,8 +64,8 @@ def median_ms(function, x, runs):
         times.append((time.perf_counter() - start) * 1000)
     return sorted(times)[len(times) // 2]
 print(json.dumps({
-    "train": median_ms(train, tf.random.normal([4096, 768]), 5),
-    "serve": median_ms(serve, tf.random.normal([1024, 768]), 9),
+    "train": median_ms(train, tf.random.normal([{train_rows}, 768]), 5),
+    "serve": median_ms(serve, tf.random.normal([{serve_rows}, 768]), 9),
 }))
 """
 
@@ -125,10 +125,14 @@ def _cached_timings(flags: set[str]) -> dict | None:
     return timings
 
 
-def _probe(value: str) -> dict:
+def _probe(value: str, train_rows: int = 32 * 128, serve_rows: int = 8 * 128) -> dict:
+    """Milliseconds of the probe's training step and batch forward with `TF_ENV=value`."""
     env = {**os.environ, TF_ENV: value, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    script = _PROBE.replace("{train_rows}", str(train_rows)).replace(
+        "{serve_rows}", str(serve_rows)
+    )
     result = subprocess.run(
-        [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
     )
     if result.returncode != 0:
         raise ValueError(result.stderr[-2000:])
