@@ -39,7 +39,6 @@ import tempfile
 from collections.abc import Callable
 
 from absl import app, flags
-from absl import logging as absl_logging
 
 from albert_tf.errors import UserError
 from albert_tf.runtime.onednn import choose_onednn
@@ -147,7 +146,6 @@ def run(main: Callable[[list[str]], object]) -> None:
     """`absl.app.run(main)` with albert_tf's error convention (see the module docstring)."""
 
     def guarded_main(argv: list[str]) -> object:
-        absl_logging.info("TensorFlow's oneDNN: %s.", ONEDNN_CHOICE)
         try:
             return main(argv)
         except (UserError, app.UsageError) as error:

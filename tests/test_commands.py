@@ -112,3 +112,17 @@ def test_the_packaged_sample_corpus_is_a_link_to_data_sample_txt():
     # One copy in the repository; the build copies the linked file into the wheel.
     link = COMMANDS_DIR / "sample.txt"
     assert link.is_symlink() and link.resolve() == (REPO_ROOT / "data" / "sample.txt").resolve()
+
+
+@pytest.mark.slow  # Loads TensorFlow in a subprocess (~7 s).
+def test_a_bad_onednn_setting_is_one_error_line(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "ALBERT_TF_ONEDNN": "maybe"}
+    env.pop("TF_CPP_MIN_LOG_LEVEL", None)
+    argv = command_line("data-stats", "--input_file=nothing/*")
+    result = subprocess.run(
+        argv, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "error: ALBERT_TF_ONEDNN='maybe', set it to 1, 0 or auto"
+    ]

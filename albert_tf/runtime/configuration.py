@@ -25,7 +25,7 @@ import keras
 
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.models import forms
-from albert_tf.runtime import fused_kernels, machine, probes
+from albert_tf.runtime import fused_kernels, machine, onednn, probes
 from albert_tf.runtime.choices import Case, Choice, current_choices, set_choices
 from albert_tf.runtime.options import RuntimeOptions, requested
 from albert_tf.runtime.probe_cache import cached_probe
@@ -179,6 +179,7 @@ def describe() -> dict:
     return {
         "configured": True,
         "machine": machine.describe_machine(),
+        "onednn": onednn.CHOICE or "TensorFlow's own setting (not decided by albert_tf.cli)",
         "forms": {name: choice.as_dict() for name, choice in choices.items()},
     }
 

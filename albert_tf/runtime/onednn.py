@@ -70,11 +70,22 @@ print(json.dumps({
 """
 
 
+# Why TensorFlow's oneDNN setting is what it is, once `choose_onednn` ran (in `runtime.json`).
+CHOICE: str | None = None
+
+
 def choose_onednn() -> str:
-    """Sets `TF_ENABLE_ONEDNN_OPTS` where this module decides it; returns why (for the log).
+    """Sets `TF_ENABLE_ONEDNN_OPTS` where this module decides it; returns (and keeps in
+    `CHOICE`) why.
 
     Call before TensorFlow is imported; afterwards it changes nothing.
     """
+    global CHOICE
+    CHOICE = _choose()
+    return CHOICE
+
+
+def _choose() -> str:
     if TF_ENV in os.environ:
         return f"{TF_ENV}={os.environ[TF_ENV]} set by the environment"
     setting = _SETTINGS.get(os.environ.get(ENV, "").strip().lower())

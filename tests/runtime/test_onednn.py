@@ -15,8 +15,9 @@ SLOW_ONEDNN = {"off": {"train": 1000.0, "serve": 250.0}, "on": {"train": 1100.0,
 @pytest.fixture
 def avx2_machine(monkeypatch, tmp_path):
     """An AVX2-only CPU, no oneDNN settings, a private cache; returns the probe's calls."""
-    monkeypatch.delenv(onednn.TF_ENV, raising=False)
-    monkeypatch.delenv(onednn.ENV, raising=False)
+    for name in (onednn.TF_ENV, onednn.ENV):  # Set first, so that teardown restores them.
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(machine, "cpu_flags", lambda: set(AVX2))
     calls = []
@@ -45,7 +46,8 @@ def test_on_where_the_probe_measured_it_faster_and_cached(monkeypatch, avx2_mach
 
 def test_default_kept_where_onednn_measured_slower(monkeypatch, avx2_machine):
     _timings(monkeypatch, avx2_machine, SLOW_ONEDNN)
-    assert "oneDNN off" in onednn.choose_onednn()
+    reason = onednn.choose_onednn()
+    assert "oneDNN off" in reason and onednn.CHOICE == reason  # What runtime.json records.
     assert onednn.TF_ENV not in onednn.os.environ
 
 
