@@ -18,17 +18,15 @@ set). This module must not import TensorFlow.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import json
 import logging
 import os
 import subprocess
 import sys
 
-from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.runtime import machine
+from albert_tf.runtime.probe_cache import cached_probe
 
 ENV = "ALBERT_TF_ONEDNN"
 TF_ENV = "TF_ENABLE_ONEDNN_OPTS"
@@ -117,23 +115,16 @@ def _speedup(timings: dict) -> float:
 
 
 def _cached_timings(flags: set[str]) -> dict | None:
-    path = _cache_path(flags)
+    """The probe's timings for this machine (cached), or None where the probe failed."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, ValueError):
-        pass
-    logging.info("Timing TensorFlow's matmuls with oneDNN off and on (once for this machine).")
-    try:
-        timings = {setting: _probe(value) for setting, value in (("off", "0"), ("on", "1"))}
+        return cached_probe("onednn", [PROBE_VERSION], _measure, flags=flags)
     except (OSError, subprocess.SubprocessError, ValueError, KeyError):
         return None
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        atomic_write_text(path, json.dumps(timings, indent=2) + "\n")
-    except OSError:
-        pass  # A read-only home only costs the probe next time.
-    return timings
+
+
+def _measure() -> dict:
+    logging.info("Timing TensorFlow's matmuls with oneDNN off and on (once for this machine).")
+    return {setting: _probe(value) for setting, value in (("off", "0"), ("on", "1"))}
 
 
 def _probe(value: str, train_rows: int = 32 * 128, serve_rows: int = 8 * 128) -> dict:
@@ -149,22 +140,3 @@ def _probe(value: str, train_rows: int = 32 * 128, serve_rows: int = 8 * 128) ->
         raise ValueError(result.stderr[-2000:])
     timings = json.loads(result.stdout.strip().splitlines()[-1])
     return {"train": float(timings["train"]), "serve": float(timings["serve"])}
-
-
-def _cache_path(flags: set[str]) -> str:
-    """Keyed like the runtime's probes: CPU, cores, TensorFlow's version, kernel settings."""
-    try:
-        version = importlib.metadata.version("tensorflow")
-    except importlib.metadata.PackageNotFoundError:
-        version = ""
-    facts = [
-        machine.cpu_model(),
-        sorted(flags),
-        os.cpu_count(),
-        version,
-        machine.kernel_settings(),
-        PROBE_VERSION,
-    ]
-    digest = hashlib.sha256(json.dumps(facts).encode()).hexdigest()[:16]
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(root, "albert_tf", f"onednn-{digest}.json")

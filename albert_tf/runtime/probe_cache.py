@@ -10,6 +10,7 @@ plus what the caller adds. Files live in `$XDG_CACHE_HOME/albert_tf/` (default `
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 from collections.abc import Callable, Sequence
@@ -48,21 +49,27 @@ def cached_probe(
 
 
 def probe_cache_path(kind: str, key: Sequence, flags: set[str] | None = None) -> str:
-    """The cache file of `kind` for this machine, its settings and `key`."""
-    import tensorflow as tf
-
+    """The cache file of `kind` for this machine, its settings and `key` (no TensorFlow import:
+    the oneDNN choice reads it before TensorFlow loads)."""
     flags = machine.cpu_flags() if flags is None else flags
     facts = [
         machine.cpu_model(),
         sorted(flags),
         os.cpu_count(),
-        tf.__version__,
+        _tensorflow_version(),
         machine.kernel_settings(),
         list(key),
     ]
     digest = hashlib.sha256(json.dumps(facts).encode()).hexdigest()[:16]
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(root, "albert_tf", f"{kind}-{digest}.json")
+
+
+def _tensorflow_version() -> str:
+    try:
+        return importlib.metadata.version("tensorflow")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
 
 
 def _read(path: str) -> dict | None:
