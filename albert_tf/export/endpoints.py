@@ -1,9 +1,10 @@
 """`export_endpoints`: Keras models and layers behind named SavedModel signatures, atomically.
 
 Every task family's raw-text SavedModel (classification, span QA, multiple choice, tagging)
-is written through this one function: `keras.export.ExportArchive` tracks the models' variables
-and the tokenizer's SentencePiece resource, each endpoint becomes a signature (the first one
-also `serving_default`, unless one is named so), TF Serving's warm-up records are added (one per
+is written through this one function: the root tracks the models' variables and the
+tokenizer's SentencePiece resource (`albert_tf.export.saved_state`: the save traces each
+function once), each endpoint becomes a signature and a function of the loaded object (the first
+one also `serving_default`, unless one is named so), TF Serving's warm-up records are added (one per
 signature, real text: `albert_tf.export.warmup`), and the directory is written under a temporary
 name and renamed when complete (`albert_tf.atomic_files`). The result loads with
 `tf.saved_model.load` (only `tensorflow` + `tensorflow_text` imported) and with TF1-style
@@ -33,6 +34,7 @@ import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.disk_space import explain_disk_full, variables_bytes
+from albert_tf.export.saved_state import saved_root
 from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.output_lock import output_lock
 from albert_tf.runtime.frozen_weights import frozen_serving_enabled
@@ -72,17 +74,20 @@ def _write_endpoints(
     frozen: Sequence[keras.layers.Layer],
 ) -> str:
     refuse_existing(export_dir, overwrite)
-    archive = keras.export.ExportArchive()
-    for layer in tracked if frozen_serving_enabled() else [*tracked, *frozen]:
-        archive.track(layer)
+    saved = tracked if frozen_serving_enabled() else [*tracked, *frozen]
+    root = saved_root(saved)
+    signatures = {}
     for name, (function, input_signature) in endpoints.items():
-        archive.add_endpoint(name, function, input_signature=list(input_signature))
+        traced = tf.function(function, input_signature=list(input_signature), autograph=False)
+        setattr(root, name, traced)  # Callable on the loaded object too.
+        signatures[name] = traced
+    signatures.setdefault("serving_default", next(iter(signatures.values())))
     layers = [*tracked, *frozen]
     needed = lambda: variables_bytes(v for layer in layers for v in layer.weights)  # noqa: E731
     with (
         explain_disk_full(export_dir, needed),
         atomic_output_directory(export_dir, overwrite) as temp_dir,
     ):
-        archive.write_out(temp_dir, verbose=False)
+        tf.saved_model.save(root, temp_dir, signatures=signatures)
         write_warmup_requests(temp_dir, layers)
     return export_dir

@@ -26,8 +26,8 @@ also has `encode(text_a, text_b, seq_length)`, which overrides the sequence leng
 the SavedModel's `assets/`, wherever the directory was moved).
 
 The SentencePiece model bytes live in the graph (an attribute of tensorflow-text's op), so the
-asset is for consumers (e.g. a Python tokenizer) rather than for the graph. Call `signatures()`
-before `tf.saved_model.save`: it also tracks what the functions capture.
+asset is for consumers (e.g. a Python tokenizer) rather than for the graph. `signatures()` are the
+module's `tf.function`s, untraced: the save traces each once (`albert_tf.export.saved_state`).
 
 Illustration (not run):
     module = AlbertServingModule(encoder, "/tmp/spm.model", seq_length=128)
@@ -41,9 +41,10 @@ import os
 import tensorflow as tf
 
 from albert_tf.errors import UserError
+from albert_tf.export.saved_state import saved_variables, trackable_resources
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
-from albert_tf.runtime.frozen_weights import frozen_inference
+from albert_tf.runtime.frozen_weights import frozen_inference, frozen_serving_enabled
 from albert_tf.tokenization.text_packing import pack_segments
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
@@ -61,19 +62,6 @@ class _KerasParts:
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
 _TEXT_SPEC = tf.TensorSpec([None], tf.string)
-
-
-def tokenizer_resources(text_tokenizer) -> list[tf.saved_model.experimental.TrackableResource]:
-    """The resources (the SentencePiece model) of an in-graph tokenizer, for a SavedModel to track.
-
-    A module that keeps the Keras tokenizer out of its object graph tracks these instead, or
-    `tf.saved_model.save` refuses the functions that capture them.
-    """
-    return [
-        trackable
-        for trackable in tf.train.TrackableView(text_tokenizer).descendants()
-        if isinstance(trackable, tf.saved_model.experimental.TrackableResource)
-    ]
 
 
 class AlbertServingModule(tf.Module):
@@ -118,9 +106,15 @@ class AlbertServingModule(tf.Module):
             raise UserError(f"top_k={top_k} must be in [1, vocab_size={config.vocab_size}].")
         # The Keras objects stay out of the SavedModel's object graph (a plain holder is not
         # tracked): saving them as Keras layers breaks TF1-style loaders (saved_model_cli run,
-        # TF Serving), which then do not find the variables. `signatures()` tracks the variables
-        # and resources the functions use instead, like `keras.export.ExportArchive`.
+        # TF Serving), which then do not find the variables. The module tracks the variables
+        # and resources the functions use instead (`albert_tf.export.saved_state`): the
+        # encoder's unless it serves on constant weights, the head's (tied to the word
+        # embeddings), the tokenizer's SentencePiece model.
         self._keras = _KerasParts(encoder, masked_lm_head, tokenizer.text_tokenizer_layer)
+        used = [] if frozen_serving_enabled() else [encoder]
+        used += [masked_lm_head] if masked_lm_head is not None else []
+        self._captured_variables = saved_variables(used)
+        self._resources = trackable_resources([tokenizer.text_tokenizer_layer])
         self.sentencepiece_model_file = tf.saved_model.Asset(os.path.abspath(spm_model_file))
         self.seq_length = tf.Variable(seq_length, trainable=False, name="seq_length")
         self.top_k = tf.Variable(top_k, trainable=False, name="top_k")
@@ -207,26 +201,16 @@ class AlbertServingModule(tf.Module):
             "num_masks": tf.cast(positions.row_lengths(), tf.int32),
         }
 
-    def signatures(self) -> dict[str, tf.types.experimental.ConcreteFunction]:
-        """Name -> concrete function, for `tf.saved_model.save(..., signatures=...)`."""
+    def signatures(self) -> dict[str, tf.types.experimental.PolymorphicFunction]:
+        """Name -> function, for `tf.saved_model.save(..., signatures=...)`."""
         signatures = {
-            "serving_default": self.serve.get_concrete_function(),
-            "encode_text": self.encode_text.get_concrete_function(),
-            "encode_text_pair": self.encode_text_pair.get_concrete_function(),
+            "serving_default": self.serve,
+            "encode_text": self.encode_text,
+            "encode_text_pair": self.encode_text_pair,
         }
         if self._keras.masked_lm_head is not None:
-            signatures["fill_mask"] = self.fill_mask.get_concrete_function()
-        self._track_captures(signatures.values())
+            signatures["fill_mask"] = self.fill_mask
         return signatures
-
-    def _track_captures(self, functions) -> None:
-        """Tracks the variables and resources (the SentencePiece model) the functions capture."""
-        variables = {}
-        for function in functions:
-            for variable in function.variables:
-                variables.setdefault(id(variable), variable)
-        self._captured_variables = list(variables.values())
-        self._resources = tokenizer_resources(self._keras.text_tokenizer)
 
     def _encode_ids(self, inputs: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
         outputs = self._keras.encode(inputs)

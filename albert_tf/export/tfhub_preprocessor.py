@@ -43,7 +43,7 @@ import tensorflow_text as tf_text
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.errors import UserError
-from albert_tf.export.serving_module import tokenizer_resources
+from albert_tf.export.saved_state import trackable_resources
 from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.model_proto import CLS_ID, MASK_ID, PAD_ID, SEP_ID
@@ -65,7 +65,7 @@ class _Tokenize(tf.Module):
     def __init__(self, text_tokenizer, vocab_size: int):
         super().__init__(name="tokenize")
         self._keras = _TokenizerHolder(text_tokenizer)
-        self._resources = tokenizer_resources(text_tokenizer)
+        self._resources = trackable_resources([text_tokenizer])
         self._special_tokens = {
             "vocab_size": vocab_size,
             "start_of_sequence_id": CLS_ID,
@@ -192,7 +192,7 @@ def export_tfhub_preprocessor(
     with output_lock(export_dir):
         refuse_existing(export_dir, overwrite)
         root = TfHubPreprocessor(spm_model_file, seq_length, max_seq_length, do_lower_case)
-        signatures = {"serving_default": root.__call__.get_concrete_function()}
+        signatures = {"serving_default": root.__call__}  # Traced once, by the save.
         with atomic_output_directory(export_dir, overwrite) as temp_dir:
             tf.saved_model.save(root, temp_dir, signatures=signatures)
             write_warmup_requests(temp_dir)

@@ -48,16 +48,19 @@ class Predictions:
 
 
 def span_scores(
-    start_logits: np.ndarray, end_logits: np.ndarray, context: np.ndarray, max_answer_length: int
+    start_logits: np.ndarray, end_logits: np.ndarray, starts: np.ndarray, max_answer_length: int
 ) -> np.ndarray:
-    """Float [S, max_answer_length]: score of span (i, i + k); -inf where illegal."""
+    """Float [len(starts), max_answer_length]: score of span (starts[r], starts[r] + k); -inf
+    where illegal. `starts` are the window's context positions: a span starts and ends in
+    the context."""
     length = len(start_logits)
-    ends = np.arange(length)[:, None] + np.arange(max_answer_length)[None, :]
+    context = np.zeros(length, bool)
+    context[starts] = True
+    ends = starts[:, None] + np.arange(max_answer_length)[None, :]
     inside = ends < length
     ends = np.minimum(ends, length - 1)
-    legal = context[:, None] & context[ends] & inside
-    scores = start_logits[:, None] + end_logits[ends]
-    return np.where(legal, scores, -np.inf)
+    scores = start_logits[starts][:, None] + end_logits[ends]
+    return np.where(context[ends] & inside, scores, -np.inf)
 
 
 def top_spans(
@@ -68,7 +71,9 @@ def top_spans(
     n: int,
 ) -> list[tuple[float, int, int]]:
     """The `n` best legal spans `(score, start, end)` of one window, best first."""
-    scores = span_scores(start_logits, end_logits, context, max_answer_length).ravel()
+    # Rows for the context positions only: the question and the padding start no span.
+    starts = np.flatnonzero(context)
+    scores = span_scores(start_logits, end_logits, starts, max_answer_length).ravel()
     legal = np.flatnonzero(np.isfinite(scores))
     if not legal.size:
         return []
@@ -77,10 +82,10 @@ def top_spans(
         legal = legal[scores[legal] >= cut]
     # Ties keep the lower flat index (earlier start, then shorter span).
     flat = legal[np.lexsort((legal, -scores[legal]))[:n]]
-    starts, lengths = np.divmod(flat, max_answer_length)
+    rows, lengths = np.divmod(flat, max_answer_length)
     return [
-        (float(scores[f]), int(i), int(i + k))
-        for f, i, k in zip(flat, starts, lengths, strict=True)
+        (float(scores[f]), int(starts[r]), int(starts[r] + k))
+        for f, r, k in zip(flat, rows, lengths, strict=True)
     ]
 
 

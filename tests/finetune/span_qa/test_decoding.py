@@ -28,6 +28,23 @@ def test_best_span_is_legal():
     assert top_spans(start, end, context, max_answer_length=1, n=1)[0][1:] == (4, 4)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_top_spans_are_the_exhaustive_search_s(seed):
+    rng = np.random.default_rng(seed)
+    length = 24
+    context = rng.random(length) < 0.7
+    # Few distinct values: many ties, which must break by earlier start, then shorter span.
+    start, end = (rng.integers(0, 4, length).astype(np.float32) for _ in range(2))
+    legal = [
+        (-(start[i] + end[j]), i, j - i)
+        for i in range(length)
+        for j in range(i, min(i + 5, length))
+        if context[i] and context[j]
+    ]
+    expected = [(-score, i, i + k) for score, i, k in sorted(legal)[:7]]
+    assert top_spans(start, end, context, max_answer_length=5, n=7) == expected
+
+
 def test_no_context_gives_no_spans():
     assert top_spans(np.zeros(4), np.zeros(4), np.zeros(4, bool), 30, 5) == []
 
