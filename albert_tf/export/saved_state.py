@@ -65,18 +65,28 @@ def saved_variables(layers: Iterable) -> list[tf.Variable]:
     return list({id(v): v for v in variables}.values())
 
 
-def saved_root(layers: Iterable) -> tf.train.Checkpoint:
+class SavedRoot(tf.Module):
+    """A SavedModel root whose `variables`, `trainable_variables` and `non_trainable_variables`
+    are saved attributes, as the Reusable SavedModel API (TF Hub) and `ExportArchive`'s exports
+    have them: plain attributes here, not `tf.Module`'s read-only properties. (A
+    `tf.train.Checkpoint` would allow them too, but saves its `save_counter` along.)"""
+
+    variables = trainable_variables = non_trainable_variables = ()
+
+    def track_variables(self, variables: Iterable[tf.Variable]) -> None:
+        """Sets the three variable lists from `variables`."""
+        self.variables = list(variables)
+        self.trainable_variables = [v for v in self.variables if v.trainable]
+        self.non_trainable_variables = [v for v in self.variables if not v.trainable]
+
+
+def saved_root(layers: Iterable) -> SavedRoot:
     """A SavedModel root tracking `layers`' weights and resources (not the layers themselves).
 
-    A `tf.train.Checkpoint`, not a `tf.Module` (whose `variables` is a read-only property):
-    `variables`, `trainable_variables` and `non_trainable_variables` are saved attributes, as
-    in the Reusable SavedModel API and `ExportArchive`'s exports. Functions set as attributes
-    are callable on the loaded object.
+    Functions set as its attributes are callable on the loaded object.
     """
     layers = list(layers)
-    root = tf.train.Checkpoint()
-    root.variables = saved_variables(layers)
-    root.trainable_variables = [v for v in root.variables if v.trainable]
-    root.non_trainable_variables = [v for v in root.variables if not v.trainable]
+    root = SavedRoot()
+    root.track_variables(saved_variables(layers))
     root.resources = trackable_resources(layers)
     return root

@@ -61,6 +61,7 @@ from albert_tf import runtime
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import UserError
+from albert_tf.export.saved_state import SavedRoot
 from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
@@ -130,11 +131,11 @@ class _KerasParts:
         self.head = head
 
 
-class _Reusable(tf.train.Checkpoint):
+class _Reusable(SavedRoot):
     """A Reusable SavedModel object: `__call__(inputs, training)` and its variable lists.
 
-    A `tf.train.Checkpoint` (not a `tf.Module`, whose `variables` is a read-only property):
-    `variables`, `trainable_variables` and `regularization_losses` must be saved attributes.
+    `__call__` has no input signature (`training` is a Python bool): its two traces, made here,
+    are the concrete functions the SavedModel keeps.
     """
 
     def __init__(self, keras_parts: _KerasParts, input_specs: dict[str, tf.TensorSpec]):
@@ -144,9 +145,7 @@ class _Reusable(tf.train.Checkpoint):
             self.__call__.get_concrete_function(input_specs, training=training)
             for training in (False, True)
         ]
-        variables = {id(v): v for function in functions for v in function.variables}
-        self.variables = list(variables.values())
-        self.trainable_variables = [v for v in self.variables if v.trainable]
+        self.track_variables({id(v): v for f in functions for v in f.variables}.values())
         self.regularization_losses = []
 
     def outputs(self, inputs: dict[str, tf.Tensor], training: bool) -> dict:
