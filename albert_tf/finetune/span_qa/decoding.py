@@ -35,6 +35,21 @@ from albert_tf.finetune.span_qa.features import SquadWindows
 NO_SPAN_ODDS = 1e9  # null_odds of a question without any legal span (always answered "").
 
 
+@dataclasses.dataclass(frozen=True)
+class AnswerRules:
+    """How spans become answers, the same in `decode` and in the serving graph (serving.py).
+
+    Attributes:
+        max_answer_length: longest answer, in pieces.
+        with_null: v2.0: answer "" when the null odds exceed `null_score_diff_threshold`.
+        null_score_diff_threshold: see `with_null`.
+    """
+
+    max_answer_length: int = 30
+    with_null: bool = False
+    null_score_diff_threshold: float = 0.0
+
+
 @dataclasses.dataclass
 class Predictions:
     """Per question id: final answer, best non-null answer, its char span and score, n-best."""
@@ -93,10 +108,8 @@ def decode(
     examples: Sequence[SquadExample],
     windows: SquadWindows,
     logits: np.ndarray,
+    rules: AnswerRules = AnswerRules(),
     n_best_size: int = 20,
-    max_answer_length: int = 30,
-    with_null: bool = False,
-    null_score_diff_threshold: float = 0.0,
 ) -> Predictions:
     """Answers of every example from window logits `[W, S, 2]` (start, end)."""
     logits = np.asarray(logits, np.float32)
@@ -109,25 +122,17 @@ def decode(
         if float(start[0] + end[0]) < nulls[e][0]:
             nulls[e] = (float(start[0] + end[0]), float(start[0]), float(end[0]))
         for rank, (score, i, j) in enumerate(
-            top_spans(start, end, context[w], max_answer_length, n_best_size)
+            top_spans(start, end, context[w], rules.max_answer_length, n_best_size)
         ):
             char_span = (int(windows.char_starts[w, i]), int(windows.char_ends[w, j]))
             candidates[e].append((score, w, rank, char_span, float(start[i]), float(end[j])))
     predictions = Predictions({}, {}, {}, {}, {}, {})
     for e, example in enumerate(examples):
-        _decide(
-            example,
-            candidates[e],
-            nulls[e],
-            n_best_size,
-            with_null,
-            null_score_diff_threshold,
-            predictions,
-        )
+        _decide(example, candidates[e], nulls[e], n_best_size, rules, predictions)
     return predictions
 
 
-def _decide(example, candidates, null, n_best_size, with_null, threshold, out) -> None:
+def _decide(example, candidates, null, n_best_size, rules: AnswerRules, out) -> None:
     """Fills `out` for one example from its windows' candidates and its null (score, s, e)."""
     null_score, null_start, null_end = null
     candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
@@ -152,13 +157,15 @@ def _decide(example, candidates, null, n_best_size, with_null, threshold, out) -
     best = entries[0] if entries else None
     out.best_spans[qas_id] = best["text"] if best else ""
     out.null_odds[qas_id] = float(null_score - best["score"]) if best else NO_SPAN_ODDS
-    if best is None or (with_null and out.null_odds[qas_id] > threshold):
+    if best is None or (
+        rules.with_null and out.null_odds[qas_id] > rules.null_score_diff_threshold
+    ):
         out.answers[qas_id], out.char_spans[qas_id] = "", (0, 0)
         out.scores[qas_id] = float(null_score)
     else:
         out.answers[qas_id], out.char_spans[qas_id] = best["text"], best["span"]
         out.scores[qas_id] = best["score"]
-    if with_null and "" not in seen:
+    if rules.with_null and "" not in seen:
         entries.append(
             {"text": "", "score": null_score, "start_logit": null_start, "end_logit": null_end}
         )

@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.task_export import Predict, export_task_model
+from albert_tf.finetune.span_qa.decoding import AnswerRules
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
 from albert_tf.models.span_qa import AlbertSpanQA
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
@@ -107,9 +108,7 @@ def span_qa_endpoints(
     predict: Predict,
     tokenizer_layer: AlbertTextTokenizer,
     featurizer: SquadFeaturizer,
-    max_answer_length: int = 30,
-    with_null: bool = False,
-    null_score_diff_threshold: float = 0.0,
+    rules: AnswerRules = AnswerRules(),
 ) -> Endpoints:
     """Signature name -> (function, input signature) of the module docstring; the windows are
     `featurizer`'s (`max_seq_length`, `doc_stride`, `max_query_length`)."""
@@ -124,7 +123,7 @@ def span_qa_endpoints(
             question_ids, context_ids, char_starts, char_ends, seq_length, featurizer.doc_stride
         )
         logits = tf.cast(predict(features), tf.float32)
-        score, first, last, null = best_spans_tf(logits, in_context, max_answer_length)
+        score, first, last, null = best_spans_tf(logits, in_context, rules.max_answer_length)
         batch = tf.shape(question)[0]
         best = tf.math.unsorted_segment_max(score, example, batch)
         window = tf.range(tf.size(example))
@@ -139,8 +138,8 @@ def span_qa_endpoints(
         has_span = tf.math.is_finite(best)
         null_odds = tf.where(has_span, null_score - best, 1e9)
         empty = tf.logical_not(has_span)
-        if with_null:
-            empty |= null_odds > null_score_diff_threshold
+        if rules.with_null:
+            empty |= null_odds > rules.null_score_diff_threshold
         span_start = tf.where(empty, 0, span_start)
         span_end = tf.where(empty, 0, span_end)
         text = tf.strings.substr(context, span_start, span_end - span_start, unit="UTF8_CHAR")
@@ -169,9 +168,7 @@ def export_span_qa(
     export_dir: str,
     model: AlbertSpanQA,
     featurizer: SquadFeaturizer,
-    max_answer_length: int = 30,
-    with_null: bool = False,
-    null_score_diff_threshold: float = 0.0,
+    rules: AnswerRules = AnswerRules(),
     overwrite: bool = False,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
@@ -180,17 +177,14 @@ def export_span_qa(
         export_dir: directory to create.
         model: the fine-tuned `AlbertSpanQA`.
         featurizer: the run's `SquadFeaturizer` (tokenizer, lengths, stride).
-        max_answer_length: longest answer in pieces.
-        with_null: v2: answer "" when the null odds exceed `null_score_diff_threshold`.
+        rules: answer length and v2's null answers, as `decoding.decode` applies them.
         overwrite: replace an existing `export_dir` once the new one is complete.
     """
     layer = serving_tokenizer(featurizer)
     return export_task_model(
         export_dir,
         model,
-        lambda predict: span_qa_endpoints(
-            predict, layer, featurizer, max_answer_length, with_null, null_score_diff_threshold
-        ),
+        lambda predict: span_qa_endpoints(predict, layer, featurizer, rules),
         [layer],
         overwrite,
     )

@@ -38,7 +38,7 @@ from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.finetune.datasets import evaluation_batches
 from albert_tf.finetune.driver import run_finetuning
-from albert_tf.finetune.span_qa.decoding import Predictions, decode
+from albert_tf.finetune.span_qa.decoding import AnswerRules, Predictions, decode
 from albert_tf.finetune.span_qa.examples import SquadData, read_squad
 from albert_tf.finetune.span_qa.features import SquadFeaturizer, SquadWindows
 from albert_tf.finetune.span_qa.scoring import evaluate
@@ -156,12 +156,9 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
         with_null = run.info.version_2_with_negative and data.is_v2
         windows = run.featurizer.featurize(data.examples)
         logits = _logits(run, windows)
-        decode_args = dict(
-            n_best_size=self.config.n_best_size,
-            max_answer_length=self.config.max_answer_length,
-            with_null=with_null,
-        )
-        predictions = decode(data.examples, windows, logits, **decode_args)
+        rules = AnswerRules(self.config.max_answer_length, with_null)
+        n_best_size = self.config.n_best_size
+        predictions = decode(data.examples, windows, logits, rules, n_best_size)
         if with_null and self.config.null_score_diff_threshold is None:
             # Choose the threshold on this file (best F1), once per run.
             scores = evaluate(data.examples, predictions.best_spans, predictions.null_odds)
@@ -173,10 +170,8 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
                     "null_score_diff_threshold %.4f chosen on %s.", self.threshold(run.info), stem
                 )
         if with_null:
-            threshold = self.threshold(run.info)
-            predictions = decode(
-                data.examples, windows, logits, null_score_diff_threshold=threshold, **decode_args
-            )
+            rules = dataclasses.replace(rules, null_score_diff_threshold=self.threshold(run.info))
+            predictions = decode(data.examples, windows, logits, rules, n_best_size)
         version = 2 if with_null else 1
         scores = evaluate(data.examples, predictions.answers, predictions.null_odds, version)
         results: dict[str, Any] = {f"{stem}/{name}": value for name, value in scores.items()}
@@ -186,14 +181,12 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
         return results
 
     def serving_signatures(self, run: FinetuneRun, predict):
-        return span_qa_endpoints(
-            predict,
-            self._tokenizer_layer(run),
-            run.featurizer,
+        rules = AnswerRules(
             self.config.max_answer_length,
             run.info.version_2_with_negative,
             self.threshold(run.info),
         )
+        return span_qa_endpoints(predict, self._tokenizer_layer(run), run.featurizer, rules)
 
     def serving_layers(self, run: FinetuneRun) -> list:
         return [self._tokenizer_layer(run)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from albert_tf.finetune.span_qa.decoding import decode, top_spans
+from albert_tf.finetune.span_qa.decoding import AnswerRules, decode, top_spans
 from albert_tf.finetune.span_qa.examples import SquadExample
 from albert_tf.finetune.span_qa.features import SquadWindows
 
@@ -81,7 +81,7 @@ def test_windows_are_combined_and_texts_are_original_substrings():
     logits[0, 2, 0], logits[0, 3, 1] = 3.0, 3.0  # "alpha beta": 6
     logits[1, 2, 0], logits[1, 3, 1] = 4.0, 4.0  # "gamma delta": 8
     logits[:, 0, :] = 0.0  # null score 0
-    predictions = decode(examples, windows, logits, n_best_size=3, with_null=False)
+    predictions = decode(examples, windows, logits, n_best_size=3)
     assert predictions.answers["q"] == "gamma delta"
     assert predictions.char_spans["q"] == (11, 22)
     assert predictions.null_odds["q"] == pytest.approx(-8.0)
@@ -98,11 +98,13 @@ def test_v2_null_and_threshold():
     logits[0, 2, 0], logits[0, 2, 1] = 1.0, 1.0  # "alpha": 2
     logits[0, 0, :] = 3.0  # null 6 in window 0
     logits[1, 0, :] = 2.5  # null 5 in window 1: the question's null is the minimum, 5.
-    predictions = decode(examples, windows, logits, with_null=True)
+    predictions = decode(examples, windows, logits, AnswerRules(with_null=True))
     assert predictions.null_odds["q"] == pytest.approx(3.0)
     assert predictions.answers["q"] == "" and predictions.best_spans["q"] == "alpha"
     assert "" in [entry["text"] for entry in predictions.nbest["q"]]
-    kept = decode(examples, windows, logits, with_null=True, null_score_diff_threshold=3.5)
+    kept = decode(
+        examples, windows, logits, AnswerRules(with_null=True, null_score_diff_threshold=3.5)
+    )
     assert kept.answers["q"] == "alpha"
-    v1 = decode(examples, windows, logits, with_null=False)
+    v1 = decode(examples, windows, logits, AnswerRules(with_null=False))
     assert v1.answers["q"] == "alpha" and "" not in [e["text"] for e in v1.nbest["q"]]

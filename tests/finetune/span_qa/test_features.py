@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from albert_tf.errors import UserError
-from albert_tf.finetune.span_qa.decoding import decode
+from albert_tf.finetune.span_qa.decoding import AnswerRules, decode
 from albert_tf.finetune.span_qa.examples import Answer, SquadExample, read_squad
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
 from albert_tf.finetune.span_qa.scoring import evaluate
@@ -95,9 +95,8 @@ def test_oracle_logits_score_100_on_every_mappable_question(squad_file, tiny_tok
     logits[rows, windows.labels[:, 1], 1] = 10.0
     # The 300-piece test vocabulary makes answers long: the limit is the longest gold span.
     longest = int(np.max(windows.labels[:, 1] - windows.labels[:, 0])) + 1
-    predictions = decode(
-        examples, windows, logits, max_answer_length=longest, with_null=squad_file.is_v2
-    )
+    rules = AnswerRules(max_answer_length=longest, with_null=squad_file.is_v2)
+    predictions = decode(examples, windows, logits, rules)
     version = 2 if squad_file.is_v2 else 1
     results = evaluate(examples, predictions.answers, predictions.null_odds, version)
     # Questions whose first gold answer maps exactly must be perfect.
