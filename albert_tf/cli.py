@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 from absl import app, flags
 
-from albert_tf.errors import UserError
+from albert_tf.errors import UserError, report_user_error
 from albert_tf.runtime.onednn import choose_onednn
 
 VERBOSE_ENV = "ALBERT_TF_VERBOSE"
@@ -85,8 +85,14 @@ if "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
 
 # Also before TensorFlow loads: its oneDNN rewrites where TensorFlow would leave them off and they
 # measured faster (albert_tf.runtime.onednn); a bad ALBERT_TF_ONEDNN is reported by `run`.
+# (Not for `--help`: a first run on a new machine would probe before showing it.)
+_HELP_FLAGS = ("-h", "--help", "--helpshort", "--helpfull", "--helpxml", "-?")
 try:
-    ONEDNN_CHOICE: str | UserError = choose_onednn()
+    ONEDNN_CHOICE: str | UserError = (
+        "not decided: help only"
+        if any(arg in _HELP_FLAGS for arg in sys.argv[1:])
+        else choose_onednn()
+    )
 except UserError as _error:
     ONEDNN_CHOICE = _error
 
@@ -106,12 +112,6 @@ def verbose() -> bool:
     """True when the user asked for tracebacks (`--verbose` or `ALBERT_TF_VERBOSE=1`)."""
     from_flag = flags.FLAGS.is_parsed() and flags.FLAGS.verbose
     return bool(from_flag) or os.environ.get(VERBOSE_ENV, "") not in ("", "0")
-
-
-def report_user_error(error: BaseException) -> None:
-    """Prints `error: <message>` as one line on stderr (newlines folded)."""
-    message = " ".join(str(error).split())
-    print(f"error: {message}", file=sys.stderr, flush=True)
 
 
 def _parse_flags(argv: list[str]) -> list[str]:

@@ -18,6 +18,8 @@ Example:
 
 from __future__ import annotations
 
+import sys
+
 
 class UserError(ValueError):
     """Bad input a user can fix; the message says what, where, and what to do.
@@ -33,6 +35,12 @@ class UserError(ValueError):
         self.where = where
         self.fix = fix
         super().__init__(", ".join(part for part in (what, where, fix) if part))
+
+
+def report_user_error(error: BaseException) -> None:
+    """Prints `error: <message>` as one line on stderr (newlines folded)."""
+    message = " ".join(str(error).split())
+    print(f"error: {message}", file=sys.stderr, flush=True)
 
 
 class MissingInputError(UserError, FileNotFoundError):

@@ -126,3 +126,17 @@ def test_a_bad_onednn_setting_is_one_error_line(tmp_path):
     assert result.stderr.strip().splitlines() == [
         "error: ALBERT_TF_ONEDNN='maybe', set it to 1, 0 or auto"
     ]
+
+
+def test_help_and_unknown_commands_leave_onednn_undecided(tmp_path):
+    # A bad setting is reported only where albert_tf decides (a command that runs): help and a
+    # mistyped command never start the oneDNN probe.
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "ALBERT_TF_ONEDNN": "maybe"}
+    run = lambda *args: subprocess.run(  # noqa: E731
+        command_line(*args), capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300
+    )
+    shown = run("data", "--help")
+    assert "--input_file" in shown.stdout and "error" not in shown.stderr
+    mistyped = run("pretrian", "--help")
+    assert mistyped.returncode == 2
+    assert mistyped.stderr.startswith("error: unknown command 'pretrian'")

@@ -111,11 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _unknown_command(command: str) -> int:
-    from albert_tf import cli
-    from albert_tf.errors import UserError
+    # Not through albert_tf.cli, whose import decides TensorFlow's oneDNN setting.
+    from albert_tf.errors import UserError, report_user_error
 
-    cli.release_stderr()
-    cli.report_user_error(
+    report_user_error(
         UserError(
             f"unknown command {command!r}",
             fix=f"choose one of {', '.join(COMMANDS)} (see {PROGRAM} --help)",
