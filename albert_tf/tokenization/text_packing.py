@@ -51,22 +51,6 @@ def pack_segments_reference(
     }
 
 
-def _keep_first(ids: tf.RaggedTensor, lengths: tf.Tensor) -> tf.RaggedTensor:
-    """Keeps the first `lengths[i]` pieces of row i of a 2-D ragged tensor."""
-    row_ids = ids.value_rowids()
-    position = tf.range(tf.shape(ids.flat_values, out_type=row_ids.dtype)[0]) - tf.gather(
-        ids.row_starts(), row_ids
-    )
-    keep = position < tf.cast(tf.gather(lengths, row_ids), row_ids.dtype)
-    return tf.ragged.boolean_mask(ids, ids.with_flat_values(keep))
-
-
-def _constant_rows(value: int, row_lengths: tf.Tensor) -> tf.RaggedTensor:
-    """Ragged int32 rows filled with `value`, row i of length `row_lengths[i]`."""
-    values = tf.fill([tf.reduce_sum(row_lengths)], tf.constant(value, tf.int32))
-    return tf.RaggedTensor.from_row_lengths(values, tf.cast(row_lengths, tf.int64))
-
-
 def pack_segments(
     ids_a: tf.RaggedTensor,
     ids_b: tf.RaggedTensor | None,
@@ -100,24 +84,26 @@ def pack_segments(
     # [CLS] A [SEP] leaves seq_length - 2 pieces; a second segment costs one more [SEP].
     budget = seq_length - 2 - tf.cast(has_b, tf.int32)
     kept_a, kept_b = longest_first_lengths(len_a, len_b, budget, xp=tf)
-    ids_a, ids_b = _keep_first(ids_a, kept_a), _keep_first(ids_b, kept_b)
 
-    ones = tf.ones_like(len_a)
-    cls = _constant_rows(cls_id, ones)
-    sep = _constant_rows(sep_id, ones)
-    sep_b = _constant_rows(sep_id, tf.cast(has_b, tf.int32))
-    word_ids = tf.concat([cls, ids_a, sep, ids_b, sep_b], axis=1)
-    type_ids = tf.concat(
-        [
-            _constant_rows(0, kept_a + 2),
-            _constant_rows(1, kept_b + tf.cast(has_b, tf.int32)),
-        ],
-        axis=1,
-    )
-    mask = tf.ones_like(word_ids)
+    # Each output position reads what it holds, on dense tensors (a few dozen ops where ragged
+    # slicing and concatenation trace hundreds): [CLS] at 0, A at 1..ka, [SEP] at ka + 1, B at
+    # ka + 2..ka + kb + 1, [SEP] after B (when there is a B), padding after that.
     shape = tf.stack([tf.shape(len_a)[0], seq_length])
+    position = tf.broadcast_to(tf.range(seq_length)[None, :], shape)
+    ka, kb = kept_a[:, None], kept_b[:, None]
+    b_end = ka + 2 + kb  # The second [SEP]'s position, where there is a B.
+    length = tf.where(has_b[:, None], b_end + 1, ka + 2)
+
+    def piece(ids: tf.RaggedTensor, index: tf.Tensor) -> tf.Tensor:
+        dense = ids.to_tensor(0, shape=shape)
+        return tf.gather(dense, tf.clip_by_value(index, 0, seq_length - 1), batch_dims=1)
+
+    word_ids = tf.where(position <= ka, piece(ids_a, position - 1), piece(ids_b, position - ka - 2))
+    word_ids = tf.where((position == ka + 1) | (position == b_end), sep_id, word_ids)
+    word_ids = tf.where(position == 0, cls_id, word_ids)
+    mask = position < length
     return {
-        "input_word_ids": word_ids.to_tensor(0, shape=shape),
-        "input_mask": mask.to_tensor(0, shape=shape),
-        "input_type_ids": type_ids.to_tensor(0, shape=shape),
+        "input_word_ids": tf.where(mask, word_ids, 0),
+        "input_mask": tf.cast(mask, tf.int32),
+        "input_type_ids": tf.cast(mask & (position >= ka + 2), tf.int32),
     }
