@@ -29,17 +29,16 @@ from typing import Any
 
 from albert_tf.finetune.tagging.tag_schemes import split_tag
 
+# conlleval.pl's (previous tag, tag) pairs that end a chunk before the word / start one at it.
+_ENDING_PAIRS = {tuple(pair) for pair in ("BB", "BO", "IB", "IO", "EE", "EI", "EO")}
+_STARTING_PAIRS = {tuple(pair) for pair in ("BB", "IB", "OB", "OI", "EE", "EI", "OE")}
+
 
 def end_of_chunk(previous_tag: str, tag: str, previous_type: str, entity_type: str) -> bool:
     """conlleval.pl's `endOfChunk` (+ IOBES): does a chunk end before this word?"""
-    pair = (previous_tag, tag)
-    if pair in {("B", "B"), ("B", "O"), ("I", "B"), ("I", "O")}:
-        return True
-    if pair in {("E", "E"), ("E", "I"), ("E", "O")}:
+    if (previous_tag, tag) in _ENDING_PAIRS or previous_tag in ("]", "["):
         return True
     if previous_tag not in ("O", ".") and previous_type != entity_type:
-        return True
-    if previous_tag in ("]", "["):
         return True
     # IOBES (seqeval's additions; conlleval.pl has no S- and would merge "E-X B-X"): E- and
     # S- always close their chunk, B- and S- always open one. IOB1/IOB2 tags never reach here
@@ -49,14 +48,9 @@ def end_of_chunk(previous_tag: str, tag: str, previous_type: str, entity_type: s
 
 def start_of_chunk(previous_tag: str, tag: str, previous_type: str, entity_type: str) -> bool:
     """conlleval.pl's `startOfChunk` (+ IOBES): does a chunk start at this word?"""
-    pair = (previous_tag, tag)
-    if pair in {("B", "B"), ("I", "B"), ("O", "B"), ("O", "I")}:
-        return True
-    if pair in {("E", "E"), ("E", "I"), ("O", "E")}:
+    if (previous_tag, tag) in _STARTING_PAIRS or tag in ("[", "]"):
         return True
     if tag not in ("O", ".") and previous_type != entity_type:
-        return True
-    if tag in ("[", "]"):
         return True
     return tag in ("B", "S") or (previous_tag == "S" and tag in ("E", "I"))
 
