@@ -86,11 +86,20 @@ if "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
 # Also before TensorFlow loads: its oneDNN rewrites where TensorFlow would leave them off and they
 # measured faster (albert_tf.runtime.onednn); a bad ALBERT_TF_ONEDNN is reported by `run`.
 # (Not for `--help`: a first run on a new machine would probe before showing it.)
-_HELP_FLAGS = ("-h", "--help", "--helpshort", "--helpfull", "--helpxml", "-?")
+_ABSL_HELP_FLAGS = ("help", "helpshort", "helpfull", "helpxml")
+
+
+def is_help_flag(arg: str) -> bool:
+    """Whether `arg` asks for absl's help (`--help`, `-helpfull`, `-?`, ...)."""
+    return arg in ("-h", "-?") or (
+        arg.startswith("-") and arg.lstrip("-").split("=", 1)[0] in _ABSL_HELP_FLAGS
+    )
+
+
 try:
     ONEDNN_CHOICE: str | UserError = (
         "not decided: help only"
-        if any(arg in _HELP_FLAGS for arg in sys.argv[1:])
+        if any(is_help_flag(arg) for arg in sys.argv[1:])
         else choose_onednn()
     )
 except UserError as _error:

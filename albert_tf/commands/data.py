@@ -41,16 +41,14 @@ flags.DEFINE_string(
 _beam_args: list[str] = []
 
 
-# absl's help flags, defined only once `app.run` starts (after this split).
-_HELP = ("help", "helpshort", "helpfull", "helpxml")
-
-
 def _split_beam_args(argv: list[str]) -> list[str]:
     """Moves flags this script does not define into `_beam_args`; returns the rest."""
     ours = argv[:1]
     for arg in argv[1:]:
         name = arg.lstrip("-").split("=", 1)[0]
-        known = name in FLAGS or (name.startswith("no") and name[2:] in FLAGS) or name in _HELP
+        # absl's help flags are defined only once `app.run` starts (after this split).
+        known = name in FLAGS or (name.startswith("no") and name[2:] in FLAGS)
+        known = known or cli.is_help_flag(arg)
         (ours if known or not arg.startswith("--") else _beam_args).append(arg)
     return ours
 

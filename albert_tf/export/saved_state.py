@@ -59,10 +59,13 @@ def tensorflow_variable(weight) -> tf.Variable:
     return variable
 
 
+def _each_once(variables: Iterable[tf.Variable]) -> list[tf.Variable]:
+    return list({id(v): v for v in variables}.values())
+
+
 def saved_variables(layers: Iterable) -> list[tf.Variable]:
     """The `tf.Variable`s of `layers`' weights, each once (tied weights are shared)."""
-    variables = (tensorflow_variable(w) for layer in layers for w in layer.weights)
-    return list({id(v): v for v in variables}.values())
+    return _each_once(tensorflow_variable(w) for layer in layers for w in layer.weights)
 
 
 class SavedRoot(tf.Module):
@@ -74,8 +77,8 @@ class SavedRoot(tf.Module):
     variables = trainable_variables = non_trainable_variables = ()
 
     def track_variables(self, variables: Iterable[tf.Variable]) -> None:
-        """Sets the three variable lists from `variables`."""
-        self.variables = list(variables)
+        """Sets the three variable lists from `variables` (each once)."""
+        self.variables = _each_once(variables)
         self.trainable_variables = [v for v in self.variables if v.trainable]
         self.non_trainable_variables = [v for v in self.variables if not v.trainable]
 

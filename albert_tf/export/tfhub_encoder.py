@@ -145,7 +145,7 @@ class _Reusable(SavedRoot):
             self.__call__.get_concrete_function(input_specs, training=training)
             for training in (False, True)
         ]
-        self.track_variables({id(v): v for f in functions for v in f.variables}.values())
+        self.track_variables(v for function in functions for v in function.variables)
         self.regularization_losses = []
 
     def outputs(self, inputs: dict[str, tf.Tensor], training: bool) -> dict:

@@ -63,19 +63,18 @@ class Predictions:
 
 
 def span_scores(
-    start_logits: np.ndarray, end_logits: np.ndarray, starts: np.ndarray, max_answer_length: int
-) -> np.ndarray:
-    """Float [len(starts), max_answer_length]: score of span (starts[r], starts[r] + k); -inf
-    where illegal. `starts` are the window's context positions: a span starts and ends in
-    the context."""
+    start_logits: np.ndarray, end_logits: np.ndarray, context: np.ndarray, max_answer_length: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The window's context positions `starts` and float [len(starts), max_answer_length]: the
+    score of span (starts[r], starts[r] + k); -inf where illegal. Only context positions are
+    rows: the question and the padding start no span."""
+    starts = np.flatnonzero(context)
     length = len(start_logits)
-    context = np.zeros(length, bool)
-    context[starts] = True
     ends = starts[:, None] + np.arange(max_answer_length)[None, :]
     inside = ends < length
     ends = np.minimum(ends, length - 1)
     scores = start_logits[starts][:, None] + end_logits[ends]
-    return np.where(context[ends] & inside, scores, -np.inf)
+    return starts, np.where(context[ends] & inside, scores, -np.inf)
 
 
 def top_spans(
@@ -86,9 +85,8 @@ def top_spans(
     n: int,
 ) -> list[tuple[float, int, int]]:
     """The `n` best legal spans `(score, start, end)` of one window, best first."""
-    # Rows for the context positions only: the question and the padding start no span.
-    starts = np.flatnonzero(context)
-    scores = span_scores(start_logits, end_logits, starts, max_answer_length).ravel()
+    starts, scores = span_scores(start_logits, end_logits, context, max_answer_length)
+    scores = scores.ravel()
     legal = np.flatnonzero(np.isfinite(scores))
     if not legal.size:
         return []
