@@ -118,11 +118,12 @@ def _run(task: FinetuneTask, output_dir: str, runtime: Runtime) -> dict:
     if task.predicts():
         results.update(task.predict(run))
     if config.export_saved_model:
+        layers = task.serving_layers(run)
         results["saved_model"] = export_task_model(
             run.path(SAVED_MODEL_DIR),
             run.model,
-            lambda predict: task.serving_signatures(run, predict),
-            task.serving_layers(run),
+            lambda predict: task.serving_signatures(run, predict, layers),
+            layers,
             overwrite=True,
             runtime=runtime,
         )

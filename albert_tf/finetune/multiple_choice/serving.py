@@ -28,6 +28,7 @@ from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
+from albert_tf.runtime.runtime import Runtime
 
 _LETTERS = tf.constant([chr(ord("A") + i) for i in range(26)])
 _IDS_SPEC = tf.TensorSpec([None, None, None], tf.int32)
@@ -71,6 +72,7 @@ def export_multiple_choice(
     model: AlbertMultipleChoice,
     features: ChoiceFeatures,
     overwrite: bool = False,
+    runtime: Runtime | None = None,
 ) -> str:
     """Saves the SavedModel (written under a temporary name, renamed when complete)."""
     return export_task_model(
@@ -79,4 +81,5 @@ def export_multiple_choice(
         lambda predict: multiple_choice_endpoints(predict, features),
         [built_choice_features(features)],
         overwrite,
+        runtime=runtime,
     )

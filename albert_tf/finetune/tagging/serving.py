@@ -37,6 +37,7 @@ from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.task_export import Predict, export_task_model
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.models.token_classifier import AlbertTokenClassifier
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
@@ -89,6 +90,7 @@ def export_tagger(
     aligner: WordPieceAligner,
     labels: Sequence[str],
     overwrite: bool = False,
+    runtime: Runtime | None = None,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
 
@@ -98,6 +100,7 @@ def export_tagger(
         aligner: its word-piece aligner (tokenizer + windows at the training `max_seq_length`).
         labels: tag names in id order.
         overwrite: replace an existing `export_dir` once the new one is complete.
+        runtime: the serving forms (`export_task_model`; default: the plain reference).
 
     Returns:
         `export_dir`.
@@ -110,6 +113,7 @@ def export_tagger(
         lambda predict: tagger_endpoints(predict, aligner, labels),
         [built_tokenizer(aligner)],
         overwrite,
+        runtime=runtime,
     )
 
 
