@@ -158,7 +158,7 @@ def _mixed_length_features(config: AlbertConfig, count: int, length: int) -> dic
 
 
 def verdict(plain: list[float], fast: list[float]) -> str:
-    """"win" (median ratio >= MARGIN and every round apart), "loss" (the other way), "tie".
+    """ "win" (median ratio >= MARGIN and every round apart), "loss" (the other way), "tie".
 
     >>> verdict([1.2, 1.25, 1.3], [1.0, 1.05, 1.1]), verdict([1.0, 1.1], [1.05, 1.0])
     ('win', 'tie')
