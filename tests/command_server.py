@@ -123,7 +123,8 @@ def serve() -> None:
                 _child(message["start"])
             answer = {"pid": pid}
         else:
-            answer = _wait(message["wait"], message.get("timeout") or 1e9)
+            timeout = message.get("timeout")
+            answer = _wait(message["wait"], 1e9 if timeout is None else timeout)
         print(json.dumps(answer), flush=True)
 
 

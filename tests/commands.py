@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import Any
 
 from tests.command_server import LOAD_TIME_ENV
 
@@ -83,6 +82,62 @@ def _served(argv: list[str], env: dict[str, str]) -> bool:
     )
 
 
+class Started:
+    """A command line running in a child of the server (`start`): `pid`, `poll`, `wait`."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None, outputs: str):
+        self.argv = argv
+        self.outputs = outputs
+        self.paths = {name: os.path.join(outputs, name) for name in ("stdout", "stderr")}
+        request = {
+            "argv": argv[len(_PREFIX) - 1 :],  # ["albert_tf.commands", COMMAND, ...]
+            "env": env,
+            "cwd": os.path.abspath(os.fspath(cwd or os.getcwd())),
+            **self.paths,
+        }
+        self.pid = _server.ask({"start": request})["pid"]
+        self.returncode: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The exit status (negative: the signal that ended it); raises `TimeoutExpired`."""
+        if self.returncode is None:
+            done = _server.ask({"wait": self.pid, "timeout": timeout})
+            if done.get("timeout"):
+                raise subprocess.TimeoutExpired(self.argv, timeout)
+            self.returncode = done["returncode"]
+        return self.returncode
+
+    def poll(self) -> int | None:
+        try:
+            return self.wait(timeout=0)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def send_signal(self, signal_number: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signal_number)
+
+    def output(self, name: str, text: bool = True) -> str | bytes:
+        with open(self.paths[name], "rb") as handle:
+            data = handle.read()
+        return data.decode("utf-8", "replace") if text else data
+
+
+def start(
+    argv: list[str], outputs: str, *, env: dict[str, str] | None = None, cwd: str | None = None
+) -> Started | subprocess.Popen:
+    """`argv` started in a child of the server (a `subprocess.Popen` where it cannot be), its
+    stdout and stderr written to files in the directory `outputs`."""
+    argv = [os.fspath(arg) for arg in argv]
+    if _served(argv, dict(os.environ if env is None else env)):
+        return Started(argv, dict(os.environ if env is None else env), cwd, outputs)
+    with (
+        open(os.path.join(outputs, "stdout"), "wb") as out,
+        open(os.path.join(outputs, "stderr"), "wb") as err,
+    ):
+        return subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err)
+
+
 def run(
     argv: list[str],
     *,
@@ -107,28 +162,15 @@ def run(
             check=check,
         )
     with tempfile.TemporaryDirectory() as outputs:
-        paths = {name: os.path.join(outputs, name) for name in ("stdout", "stderr")}
-        started = _server.ask(
-            {
-                "start": {
-                    "argv": argv[len(_PREFIX) - 1 :],  # ["albert_tf.commands", COMMAND, ...]
-                    "env": full_env,
-                    "cwd": os.path.abspath(os.fspath(cwd or os.getcwd())),
-                    **paths,
-                }
-            }
-        )
-        done = _server.ask({"wait": started["pid"], "timeout": timeout})
-        if done.get("timeout"):
-            os.kill(started["pid"], 9)
-            _server.ask({"wait": started["pid"]})
-            raise subprocess.TimeoutExpired(argv, timeout)
-        captured: dict[str, Any] = {}
-        for name, path in paths.items():
-            with open(path, "rb") as handle:
-                data = handle.read()
-            captured[name] = data.decode("utf-8", "replace") if text else data
-    result = subprocess.CompletedProcess(argv, done["returncode"], **captured)
+        started = Started(argv, full_env, cwd, outputs)
+        try:
+            returncode = started.wait(timeout)
+        except subprocess.TimeoutExpired:
+            started.send_signal(9)
+            started.wait()
+            raise
+        captured = {name: started.output(name, text) for name in ("stdout", "stderr")}
+    result = subprocess.CompletedProcess(argv, returncode, **captured)
     if check:
         result.check_returncode()
     return result
