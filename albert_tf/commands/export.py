@@ -10,6 +10,15 @@ be a fine-tuning output directory (its encoder), an encoder bundle, or, with
 --checkpoint_format=hf or tf1, a Hugging Face directory or an original TF1 checkpoint
 (converted on the fly). See albert_tf/export/tfhub.py.
 
+--format=onnx: ONNX files for ONNX Runtime and OpenVINO on CPUs (fused operators, float32 and
+int8, ids in; `pip install '.[onnx]'`), from any source: a fine-tuning run or converted task
+model (its family's outputs and labels), an encoder bundle, a pretraining workdir, a .keras
+file, or a Hugging Face / TF1 checkpoint. See albert_tf/export/onnx/ and docs/serving.md.
+
+--checkpoint may be a fine-tuning output directory or a converted task model (`albert-tf
+convert --to=albert_tf` of a Hugging Face or TF1 task model) with every format: saved_model
+then writes the family's SavedModel (e.g. classify_text), as `--export_saved_model` does.
+
 Every SavedModel carries TF Serving warm-up records (docs/serving.md).
 
 Examples:
@@ -21,6 +30,8 @@ Examples:
     albert-tf export --format=tfhub --checkpoint_format=hf \
         --checkpoint=albert_base_hf --spm_model_file=albert_base_hf/spiece.model \
         --export_dir=/tmp/albert_base_hub
+    albert-tf export --format=onnx --checkpoint=/tmp/converted_classifier \
+        --export_dir=/tmp/classifier_onnx
 """
 
 from __future__ import annotations
@@ -28,6 +39,7 @@ from __future__ import annotations
 from absl import flags
 
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf.commands.export_sources import export_onnx_command, export_task_saved_model
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.convert.convert import load_model
 from albert_tf.errors import UserError
@@ -38,9 +50,11 @@ from albert_tf.runtime.options import RuntimeOptions
 flags.DEFINE_enum(
     "format",
     "saved_model",
-    ["saved_model", "tfhub"],
-    "saved_model: one SavedModel with text signatures; tfhub: TF Hub preprocessor + encoder.",
+    ["saved_model", "tfhub", "onnx"],
+    "saved_model: one SavedModel with text signatures; tfhub: TF Hub preprocessor + encoder; "
+    "onnx: ONNX Runtime / OpenVINO files (ids in).",
 )
+flags.DEFINE_list("quantizations", ["float32", "int8"], "--format=onnx: the files to write.")
 flags.DEFINE_string(
     "checkpoint",
     None,
@@ -88,11 +102,15 @@ flags.mark_flags_as_required(["checkpoint", "export_dir"])
 def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
-    if values.format == "tfhub":
+    casing = values.do_lower_case if values["do_lower_case"].present else None
+    if values.format == "onnx":
+        export_dir = export_onnx_command(values, casing)
+    elif values.format == "saved_model" and export_task_saved_model(values):
+        export_dir = values.export_dir
+    elif values.format == "tfhub":
         source = values.checkpoint
         if values.checkpoint_format != "albert_tf":
             source = load_model(values.checkpoint_format, source, values.albert_config_file)
-        casing = values.do_lower_case if values["do_lower_case"].present else None
         export_dir = export_tfhub(
             values.export_dir,
             source,

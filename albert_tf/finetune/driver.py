@@ -36,7 +36,7 @@ import keras
 import tensorflow as tf
 
 from albert_tf import runtime
-from albert_tf.atomic_files import atomic_write_text
+from albert_tf.atomic_files import atomic_write_text, refuse_existing
 from albert_tf.errors import UserError
 from albert_tf.export.finetuned_run import (
     load_finetuned_model,
@@ -49,7 +49,7 @@ from albert_tf.file_names import TASK_FILE
 from albert_tf.finetune.datasets import training_batches
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
-from albert_tf.finetune.registry import family_for_config
+from albert_tf.finetune.registry import family_for_config, get_family
 from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskInfo, TaskInputs
 from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.output_lock import output_lock
@@ -141,6 +141,36 @@ def _build_or_load(
     info = task.new_info(inputs, pretrained)
     task.check(inputs, info)
     return info, task.build_model(pretrained.encoder, info, precision), pretrained.spm_model_file
+
+
+def export_finished_run(output_dir: str, export_dir: str, overwrite: bool = False) -> str:
+    """The SavedModel of a finished run or a converted task model (`albert-tf convert` writes
+    its `task.json`) at `export_dir`: its family's signatures, as `--export_saved_model` writes
+    them with the family's default settings (e.g. span QA's `max_answer_length`)."""
+    refuse_existing(export_dir, overwrite)  # Before the slow part.
+    values = read_task_file(output_dir)
+    if FAMILY_KEY not in values:
+        raise UserError(
+            "task.json names no task family (a run from before families were recorded)",
+            where=os.path.join(output_dir, TASK_FILE),
+            fix="export it with its family's command and --export_saved_model",
+        )
+    family = get_family(values[FAMILY_KEY])
+    task = family(family.config_class(do_train=False, do_eval=False, export_saved_model=True))
+    info = read_task_info(output_dir, task)
+    model = load_finetuned_model(output_dir)
+    featurizer = task.featurizer(run_spm_file(output_dir), info)
+    strategy = tf.distribute.get_strategy()
+    run = FinetuneRun(
+        task.config, output_dir, strategy, info, TaskInputs(), featurizer, model, task.name
+    )
+    return export_task_model(
+        export_dir,
+        model,
+        lambda predict: task.serving_signatures(run, predict),
+        task.serving_layers(run),
+        overwrite=overwrite,
+    )
 
 
 def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:
