@@ -73,11 +73,13 @@ def best_answers(
     for question, context in enumerate(contexts):
         rows = np.flatnonzero(windows.example == question)
         scores = outputs["span_score"][rows]
-        best = float(scores.max())
+        # Floored at the lowest float32, as the graph's segment max: a question without any
+        # legal span gets a finite, huge null_odds there, and so here.
+        best = float(np.float32(max(scores.max(), np.finfo(np.float32).min)))
         window = int(rows[int(np.argmax(scores))])  # The first best window, as the graph.
         null = float(outputs["null_score"][rows].min())
         has_span = np.isfinite(best)
-        null_odds = null - best if has_span else 1e9
+        null_odds = float(np.float32(null - best)) if has_span else 1e9
         empty = not has_span or (with_null and null_odds > null_score_diff_threshold)
         start = int(windows.char_starts[window, outputs["span_start"][window]])
         end = int(windows.char_ends[window, outputs["span_end"][window]])

@@ -159,6 +159,14 @@ def _span_decoding(graph: GraphBuilder, logits: str, inputs: dict[str, str], max
     )
     flat = graph.node("Reshape", [scores, constant("flat", [0, -1])])
     best = graph.node("ArgMax", [flat], axis=1, keepdims=0)  # The first maximum, as decoding.
+    # The best score itself (-inf for a window without a legal span: a ReduceMax would give
+    # the lowest float instead on some runtimes).
+    score = graph.node(
+        "GatherElements",
+        [flat, graph.node("Unsqueeze", [best, constant("axes1", [1])])],
+        axis=1,
+    )
+    score = graph.node("Squeeze", [score, constant("axes1", [1])])
     answer = constant("max_answer", np.array(max_answer, np.int64))
     first = graph.node("Div", [best, answer])
     last = graph.node("Add", [first, graph.node("Mod", [best, answer])])
@@ -171,7 +179,7 @@ def _span_decoding(graph: GraphBuilder, logits: str, inputs: dict[str, str], max
     )
     return {
         "logits": logits,
-        "span_score": graph.node("ReduceMax", [flat], axes=[1], keepdims=0),
+        "span_score": score,
         "span_start": graph.node("Cast", [first], to=6),
         "span_end": graph.node("Cast", [last], to=6),
         "null_score": null,
