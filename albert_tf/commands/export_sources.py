@@ -80,9 +80,10 @@ def _foreign_source(path: str, checkpoint_format: str, albert_config: str | None
 
 def export_onnx_command(values, do_lower_case: bool | None) -> str:
     """`albert-tf export --format=onnx`: the source of `--checkpoint` as ONNX files."""
-    from albert_tf.export.onnx.onnx_export import export_onnx
+    from albert_tf.export.onnx.onnx_export import check_quantizations, export_onnx
 
-    refuse_existing(os.path.abspath(values.export_dir), values.overwrite)  # Before the load.
+    check_quantizations(values.quantizations)  # Before the (slow) load.
+    refuse_existing(os.path.abspath(values.export_dir), values.overwrite)
     source = load_export_source(
         values.checkpoint,
         values.spm_model_file,

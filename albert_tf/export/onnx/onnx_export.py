@@ -59,6 +59,17 @@ def _op_counts(model: onnx.ModelProto) -> dict[str, int]:
     return dict(sorted(collections.Counter(node.op_type for node in model.graph.node).items()))
 
 
+def check_quantizations(quantizations: Sequence[str]) -> None:
+    """A `UserError` unless `quantizations` is a non-empty subset of `QUANTIZATIONS`."""
+    unknown = [name for name in quantizations if name not in QUANTIZATIONS]
+    if unknown or not quantizations:
+        raise UserError(
+            f"unknown or no quantizations {unknown}",
+            where="--quantizations",
+            fix=f"use a comma-separated subset of {','.join(QUANTIZATIONS)}",
+        )
+
+
 def quantize_int8(float_path: str, int8_path: str) -> None:
     """Dynamic int8 quantization of the weight matmuls and `Attention` (`QAttention`)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -114,13 +125,7 @@ def export_onnx(
     """
     output_dir = os.path.abspath(os.fspath(output_dir))
     refuse_existing(output_dir, overwrite)
-    unknown = [name for name in quantizations if name not in QUANTIZATIONS]
-    if unknown or not quantizations:
-        raise UserError(
-            f"unknown or no quantizations {unknown}",
-            where="--quantizations",
-            fix=f"use a comma-separated subset of {','.join(QUANTIZATIONS)}",
-        )
+    check_quantizations(quantizations)
     kind = model_kind(source.model)  # Refuses what ONNX cannot hold, before any write.
     labels = None if source.is_regression else source.labels
     graph = onnx_model(source.model, labels, max_answer_length)
