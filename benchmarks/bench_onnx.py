@@ -9,7 +9,8 @@ exported from the converted directory as a user would with the commands:
 * `albert_tf saved_model`: the family's SavedModel (`albert-tf export --checkpoint=converted`),
   `classify_text` (text in, tokenized in the graph), in the runtime's serving forms;
 * `albert_tf onnx float32` / `int8`: `albert-tf export --format=onnx` in ONNX Runtime (ids in);
-* `openvino albert_tf onnx`: the same float32 file in OpenVINO (`INFERENCE_PRECISION_HINT=f32`);
+* `openvino albert_tf onnx`: the same float32 file in OpenVINO (`INFERENCE_PRECISION_HINT=f32`,
+  `PERFORMANCE_HINT=LATENCY`); `... streams`: `THROUGHPUT`, a batch split over its streams;
 * `openvino albert_tf saved_model`: `openvino.convert_model` of the SavedModel
   (`serving_default`, ids in, f32);
 * the Hugging Face user's: `hf torch` (eager, `no_grad`), `hf ort` (`torch.onnx.export`,
@@ -61,6 +62,7 @@ ALBERT_TF_FLOAT32 = (
     "albert_tf saved_model",
     "albert_tf onnx float32",
     "openvino albert_tf onnx",
+    "openvino albert_tf onnx streams",
     "openvino albert_tf saved_model",
 )
 ALBERT_TF_INT8 = ("albert_tf onnx int8",)
@@ -212,6 +214,35 @@ def _openvino_runner(path: str, output_name: str):
     return run
 
 
+def _openvino_streams_runner(path: str, output_name: str):
+    """OpenVINO's THROUGHPUT hint: a batch split over its streams (one per core here), the
+    parts run as concurrent requests (`AsyncInferQueue`), as a server does with requests."""
+    import openvino
+
+    from albert_tf.export.onnx.runner import openvino_compiled
+
+    compiled = openvino_compiled(path, hint="THROUGHPUT")
+    streams = compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")
+    queue = openvino.AsyncInferQueue(compiled, streams)
+    port = next(p for p in compiled.outputs if output_name in p.get_names())
+
+    def run(features, texts):
+        size = len(texts)
+        bounds = np.linspace(0, size, min(streams, size) + 1).astype(int)
+        parts = [None] * (len(bounds) - 1)
+
+        def done(request, index):
+            parts[index] = np.array(request.get_tensor(port).data)
+
+        queue.set_callback(done)
+        for index, (start, end) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
+            queue.start_async({k: v[start:end] for k, v in features.items()}, index)
+        queue.wait_all()
+        return np.concatenate(parts)
+
+    return run
+
+
 def load_runner(path_name: str, files: dict):
     """The predict function `(features, texts) -> probabilities` of one path."""
     if path_name == "albert_tf saved_model":
@@ -223,6 +254,8 @@ def load_runner(path_name: str, files: dict):
         return _ort_runner(files["albert_tf_int8"], False, "probabilities")
     if path_name == "openvino albert_tf onnx":
         return _openvino_runner(files["albert_tf_float32"], "probabilities")
+    if path_name == "openvino albert_tf onnx streams":
+        return _openvino_streams_runner(files["albert_tf_float32"], "probabilities")
     if path_name == "openvino albert_tf saved_model":
         return _openvino_runner(files["openvino_saved_model"], "probabilities")
     if path_name == "hf torch":
