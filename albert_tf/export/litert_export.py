@@ -34,7 +34,11 @@ import keras
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.errors import UserError
-from albert_tf.export.export_source import ExportSource, task_model_source
+from albert_tf.export.export_source import (
+    ExportSource,
+    encoder_export_source,
+    task_model_source,
+)
 from albert_tf.export.litert import (
     QUANTIZATIONS,
     Outputs,
@@ -98,13 +102,7 @@ def encoder_source(
     encoder: keras.Model, spm_model_file: str | None, do_lower_case: bool | None
 ) -> LiteRtSource:
     """An encoder, with `pooled_output` and `sequence_output` (casing default: lowercase)."""
-    return LiteRtSource(
-        model=encoder,
-        kind="encoder",
-        spm_model_file=spm_model_file,
-        do_lower_case=True if do_lower_case is None else do_lower_case,
-        outputs=encoder_outputs,
-    )
+    return litert_source(encoder_export_source(encoder, spm_model_file, do_lower_case))
 
 
 def export_litert(

@@ -159,46 +159,27 @@ def cls_block_graph(
     hidden = heads * size
     kernel, qkv_bias = _qkv(graph, attention)
     shape = lambda name, dims: graph.constant(name, np.array(dims, np.int64))  # noqa: E731
+
+    def part(packed: str, index: int, axis: int) -> str:
+        """Query (0), key (1) or value (2) part of the packed kernel (axis 1) or bias (0)."""
+        bounds = [shape(f"part{index}_start", [index * hidden])]
+        bounds += [shape(f"part{index}_end", [(index + 1) * hidden]), shape(f"axis{axis}", [axis])]
+        return graph.node("Slice", [packed, *bounds])
+
+    def per_head(kernel_part: str, perm: list[int]) -> str:
+        """A [H, H] kernel as [H, N, D], transposed by `perm`."""
+        reshaped = graph.node("Reshape", [kernel_part, shape("hnd", [hidden, heads, size])])
+        return graph.node("Transpose", [reshaped], perm=perm)
+
     cls = graph.node("Gather", [x, graph.constant("zero", np.array(0, np.int64))], axis=1)
     # Queries: [B, H] -> [B, N, 1, D].
-    query_kernel = graph.node(
-        "Slice",
-        [kernel, shape("q_start", [0]), shape("q_end", [hidden]), shape("axis1", [1])],
-    )
-    query_bias = graph.node(
-        "Slice", [qkv_bias, shape("q_start", [0]), shape("q_end", [hidden]), shape("axis0", [0])]
-    )
-    query = graph.node("Add", [graph.node("MatMul", [cls, query_kernel]), query_bias])
+    query = graph.node("MatMul", [cls, part(kernel, 0, 1)])
+    query = graph.node("Add", [query, part(qkv_bias, 0, 0)])
     query = graph.node("Reshape", [query, shape("bn1d", [-1, heads, 1, size])])
     # W_k as [N, D, H] and W_v as [N, H, D] (constant-folded by the runtimes at load).
-    key_kernel = graph.node(
-        "Slice",
-        [kernel, shape("k_start", [hidden]), shape("k_end", [2 * hidden]), shape("axis1", [1])],
-    )
-    key_kernel = graph.node(
-        "Transpose",
-        [graph.node("Reshape", [key_kernel, shape("hnd", [hidden, heads, size])])],
-        perm=[1, 2, 0],
-    )
-    value_kernel = graph.node(
-        "Slice",
-        [kernel, shape("v_start", [2 * hidden]), shape("v_end", [3 * hidden]), shape("axis1", [1])],
-    )
-    value_kernel = graph.node(
-        "Transpose",
-        [graph.node("Reshape", [value_kernel, shape("hnd", [hidden, heads, size])])],
-        perm=[1, 0, 2],
-    )
-    value_bias = graph.node(
-        "Slice",
-        [
-            qkv_bias,
-            shape("v_start", [2 * hidden]),
-            shape("v_end", [3 * hidden]),
-            shape("axis0", [0]),
-        ],
-    )
-    value_bias = graph.node("Reshape", [value_bias, shape("n1d", [heads, 1, size])])
+    key_kernel = per_head(part(kernel, 1, 1), [1, 2, 0])
+    value_kernel = per_head(part(kernel, 2, 1), [1, 0, 2])
+    value_bias = graph.node("Reshape", [part(qkv_bias, 2, 0), shape("n1d", [heads, 1, size])])
     # Scores [B, N, 1, T] = (q W_k^T) [B, N, 1, H] . x [B, 1, T, H]^T.
     rows = graph.node("Unsqueeze", [x, shape("axis1", [1])])  # [B, 1, T, H]
     query_in = graph.node("MatMul", [query, key_kernel])  # [B, N, 1, H]

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf.export.export_source import task_model_source
-from albert_tf.export.onnx.onnx_export import export_onnx
 from albert_tf.export.onnx.runner import OnnxModel
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
+from tests.finetune.conftest import onnx_export_of
 
 pytestmark = pytest.mark.slow  # Needs the trained multiple-choice run.
 
@@ -25,9 +23,7 @@ OPTIONS = [["cat", "dog", "bird", "fish"], ["milk", "tea", "", ""], ["a", "b", "
 def exported(choice_run, tmp_path_factory):
     """(ONNX directory, id features, the SavedModel's outputs on them)."""
     output_dir, results = choice_run
-    task = json.load(open(os.path.join(output_dir, "task.json")))
-    directory = str(tmp_path_factory.mktemp("choice_onnx") / "onnx")
-    onnx_dir = export_onnx(directory, task_model_source(output_dir), ["float32"])
+    task, onnx_dir = onnx_export_of(choice_run, tmp_path_factory, "choice_onnx")
     features = ChoiceFeatures(
         os.path.join(output_dir, "spm.model"),
         task["max_seq_length"],

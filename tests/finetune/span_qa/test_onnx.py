@@ -3,18 +3,16 @@ post-step (`albert_tf.export.onnx.span_answers`), the SavedModel's `answer` outp
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf.export.export_source import task_model_source
-from albert_tf.export.onnx.onnx_export import export_onnx
 from albert_tf.export.onnx.runner import OnnxModel
 from albert_tf.export.onnx.span_answers import best_answers, span_windows
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+from tests.finetune.conftest import onnx_export_of
 
 pytestmark = pytest.mark.slow  # Needs the trained span QA run.
 
@@ -31,9 +29,7 @@ CONTEXTS = [
 def exported(squad_run, tmp_path_factory):
     """(task.json, ONNX directory, the SavedModel's answers)."""
     output_dir, results = squad_run
-    task = json.load(open(os.path.join(output_dir, "task.json")))
-    directory = str(tmp_path_factory.mktemp("squad_onnx") / "onnx")
-    onnx_dir = export_onnx(directory, task_model_source(output_dir), ["float32"])
+    task, onnx_dir = onnx_export_of(squad_run, tmp_path_factory, "squad_onnx")
     served = tf.saved_model.load(results["saved_model"]).signatures["answer"](
         question=tf.constant(QUESTIONS), context=tf.constant(CONTEXTS)
     )

@@ -3,18 +3,16 @@ the words' first pieces taken on the host, its tags."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf.export.export_source import task_model_source
-from albert_tf.export.onnx.onnx_export import export_onnx
 from albert_tf.export.onnx.runner import OnnxModel
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+from tests.finetune.conftest import onnx_export_of
 from tests.finetune.tagging.test_serving import WORDS, padded
 
 pytestmark = pytest.mark.slow  # Needs the trained tagging run.
@@ -24,9 +22,7 @@ pytestmark = pytest.mark.slow  # Needs the trained tagging run.
 def exported(tagging_run, tmp_path_factory):
     """(task.json, ONNX directory, features, alignment, SavedModel logits and word tags)."""
     output_dir, results = tagging_run
-    task = json.load(open(os.path.join(output_dir, "task.json")))
-    directory = str(tmp_path_factory.mktemp("tagging_onnx") / "onnx")
-    onnx_dir = export_onnx(directory, task_model_source(output_dir), ["float32"])
+    task, onnx_dir = onnx_export_of(tagging_run, tmp_path_factory, "tagging_onnx")
     tokenizer = AlbertTextTokenizer(
         proto=os.path.join(output_dir, "spm.model"), do_lower_case=task["do_lower_case"]
     )
