@@ -36,15 +36,19 @@ Examples:
 
 from __future__ import annotations
 
+import os
+
 from absl import flags
 
 from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
-from albert_tf.commands.export_sources import export_onnx_command, export_task_saved_model
+from albert_tf.atomic_files import refuse_existing
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.convert.convert import load_model
 from albert_tf.errors import UserError
+from albert_tf.export.finetuned_run import is_finetuned_run
 from albert_tf.export.saved_model import export_saved_model
 from albert_tf.export.tfhub import export_tfhub
+from albert_tf.finetune.export_sources import load_export_source
 from albert_tf.runtime.options import RuntimeOptions
 
 flags.DEFINE_enum(
@@ -141,6 +145,40 @@ def main(argv: list[str]) -> None:
             runtime_options=config_from_flags(RuntimeOptions),
         )
     print(f"Exported {export_dir}")
+
+
+def export_onnx_command(values, do_lower_case: bool | None) -> str:
+    """`albert-tf export --format=onnx`: the source of `--checkpoint` as ONNX files."""
+    from albert_tf.export.onnx.onnx_export import check_quantizations, export_onnx
+
+    check_quantizations(values.quantizations)  # Before the (slow) load.
+    refuse_existing(os.path.abspath(values.export_dir), values.overwrite)
+    source = load_export_source(
+        values.checkpoint,
+        values.spm_model_file,
+        values.albert_config_file,
+        values.checkpoint_format,
+        do_lower_case,
+    )
+    return export_onnx(
+        values.export_dir, source, quantizations=values.quantizations, overwrite=values.overwrite
+    )
+
+
+def export_task_saved_model(values) -> bool:
+    """`albert-tf export --format=saved_model` of a fine-tuning run or converted task model:
+    its family's SavedModel (True); False for any other `--checkpoint`."""
+    if values.checkpoint_format != "albert_tf" or not is_finetuned_run(values.checkpoint):
+        return False
+    # The families register themselves on import; the driver finds the run's by name.
+    import albert_tf.finetune.classification.task  # noqa: F401
+    import albert_tf.finetune.multiple_choice.task  # noqa: F401
+    import albert_tf.finetune.span_qa.task  # noqa: F401
+    import albert_tf.finetune.tagging.task  # noqa: F401
+    from albert_tf.finetune.driver import export_finished_run
+
+    export_finished_run(values.checkpoint, values.export_dir, values.overwrite)
+    return True
 
 
 if __name__ == "__main__":

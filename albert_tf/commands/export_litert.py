@@ -16,9 +16,9 @@ from __future__ import annotations
 from absl import flags
 
 from albert_tf import cli  # First: quiets TensorFlow's C++ logs before it loads.
-from albert_tf.commands.export_sources import load_export_source
 from albert_tf.errors import UserError
 from albert_tf.export.litert_export import LiteRtSource, export_litert, litert_source
+from albert_tf.finetune.export_sources import load_export_source
 
 flags.DEFINE_string(
     "source",

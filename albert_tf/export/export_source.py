@@ -1,7 +1,7 @@
 """`ExportSource`: a model to export and what came with it (tokenizer, casing, task).
 
 Every exporter of a file format (LiteRT, ONNX) takes one; the commands build it with
-`load_export_source` (`albert_tf.commands.export_sources`) from whatever the user points at.
+`load_export_source` (`albert_tf.finetune.export_sources`) from whatever the user points at.
 A task model comes from a finished fine-tuning run, and a converted one is the same thing:
 `albert-tf convert --to=albert_tf` writes a task model's `task.json` and `spm.model` beside its
 `model.keras` (`albert_tf.convert.convert`), so both are read here, by `task_model_source`.

@@ -17,7 +17,7 @@ Outputs, as the model's SavedModel `serving_default` gives them:
   positions) and `null_score` (the [CLS] span). The context is the type-1 pieces before the
   final [SEP], as the windows of `SquadFeaturizer` and the SavedModel's `answer` lay them out;
   choosing the best window per question, v2's null threshold and the mapping to characters
-  are the host's (`albert_tf.export.onnx.span_answers`);
+  are the host's (`albert_tf.finetune.span_qa.onnx_answers`);
 * tagging: `logits` [B, T, C], `probabilities`, `tag_ids` int32 [B, T], `tags` string [B, T] at
   every piece (the words' first pieces are the host's, as `WordPieceAligner` finds them).
 

@@ -1,5 +1,5 @@
 """The span QA run as ONNX: windows in, each window's best span out; with the host's pre- and
-post-step (`albert_tf.export.onnx.span_answers`), the SavedModel's `answer` outputs."""
+post-step (`albert_tf.finetune.span_qa.onnx_answers`), the SavedModel's `answer` outputs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import tensorflow as tf
 
 from albert_tf.export.onnx.runner import OnnxModel
-from albert_tf.export.onnx.span_answers import best_answers, span_windows
+from albert_tf.finetune.span_qa.onnx_answers import best_answers, span_windows
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 from tests.finetune.conftest import onnx_export_of
 

@@ -1,12 +1,13 @@
 """`load_export_source`: what the export commands export, from any path a user gives.
 
-One reader for every file-format export (`albert-tf export --format=onnx`,
-`albert-tf export-litert`): a fine-tuning output directory or a converted task model
-(`model.keras` + `task.json` + `spm.model`: its task model, tokenizer, casing and labels), a
-Hugging Face directory or original TF1 checkpoint (`checkpoint_format="hf"|"tf1"`, converted on
-the fly: a task model with the task settings `albert-tf convert` would write), or anything an
-encoder comes from (a bundle or SavedModel export directory, an `encoder.keras`, a pretraining
-workdir or checkpoint: `load_pretrained_encoder`).
+One reader for every file-format export (`albert-tf export --format=onnx`, `albert-tf
+export-litert`), here beside the encoder loader of fine-tuning, which it reuses: a fine-tuning
+output directory or a converted task model (`model.keras` + `task.json` + `spm.model`: its task
+model, tokenizer, casing and labels), a Hugging Face directory or original TF1 checkpoint
+(`checkpoint_format="hf"|"tf1"`, converted on the fly: a task model with the task settings
+`albert-tf convert` would write), or anything an encoder comes from (a bundle or SavedModel
+export directory, an `encoder.keras`, a pretraining workdir or checkpoint:
+`load_pretrained_encoder`).
 
 Illustration (not run):
     load_export_source("/tmp/converted").task["labels"]   # ['negative', 'positive']
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import os
 
-from albert_tf.atomic_files import refuse_existing
 from albert_tf.convert.convert import converted_task_json, load_model, source_config_values
 from albert_tf.convert.task_heads import task_head_for_model
 from albert_tf.errors import MissingInputError, UserError
@@ -76,37 +76,3 @@ def _foreign_source(path: str, checkpoint_format: str, albert_config: str | None
         return ExportSource(model, model_kind_name(model), spm_model_file, True, task)
     encoder = model.encoder if isinstance(model, AlbertPretrainer) else model
     return encoder_export_source(encoder, spm_model_file, None)
-
-
-def export_onnx_command(values, do_lower_case: bool | None) -> str:
-    """`albert-tf export --format=onnx`: the source of `--checkpoint` as ONNX files."""
-    from albert_tf.export.onnx.onnx_export import check_quantizations, export_onnx
-
-    check_quantizations(values.quantizations)  # Before the (slow) load.
-    refuse_existing(os.path.abspath(values.export_dir), values.overwrite)
-    source = load_export_source(
-        values.checkpoint,
-        values.spm_model_file,
-        values.albert_config_file,
-        values.checkpoint_format,
-        do_lower_case,
-    )
-    return export_onnx(
-        values.export_dir, source, quantizations=values.quantizations, overwrite=values.overwrite
-    )
-
-
-def export_task_saved_model(values) -> bool:
-    """`albert-tf export --format=saved_model` of a fine-tuning run or converted task model:
-    its family's SavedModel (True); False for any other `--checkpoint`."""
-    if values.checkpoint_format != "albert_tf" or not is_finetuned_run(values.checkpoint):
-        return False
-    # The families register themselves on import; the driver finds the run's by name.
-    import albert_tf.finetune.classification.task  # noqa: F401
-    import albert_tf.finetune.multiple_choice.task  # noqa: F401
-    import albert_tf.finetune.span_qa.task  # noqa: F401
-    import albert_tf.finetune.tagging.task  # noqa: F401
-    from albert_tf.finetune.driver import export_finished_run
-
-    export_finished_run(values.checkpoint, values.export_dir, values.overwrite)
-    return True
