@@ -129,13 +129,17 @@ def test_task_model_round_trips_through_the_original_layout(hf_task_dir, tmp_pat
     assert type(encoder).__name__ == "AlbertEncoder"
 
 
-def test_converted_task_models_are_finished_runs(hf_task_dir, tmp_path):
+@pytest.mark.slow  # Over 5 s: converts twice.
+def test_converted_task_models_are_finished_runs(tmp_path):
     """`--to=albert_tf` writes a task model's run files: its family's task.json (HF's labels,
-    from Hugging Face or TF1 alike) and spm.model."""
+    from Hugging Face or TF1 alike) and spm.model. (One writer for every head; the next test
+    reads each head's task.json.)"""
     from albert_tf.convert.convert import convert_checkpoint
     from albert_tf.export.export_source import task_model_source
 
-    _, directory, class_name, _ = hf_task_dir
+    hf_class, config_kwargs, class_name, _ = CASES["sequence_classification"]
+    directory = str(tmp_path / "hf")
+    random_hf_model(hf_class, seed=5, **config_kwargs).save_pretrained(directory)
     hf_out = convert_checkpoint("hf", directory, "albert_tf", str(tmp_path / "from_hf"))
     tf1_dir = save_model(load_hf_model(directory), "tf1", str(tmp_path / "tf1"))
     tf1_out = convert_checkpoint("tf1", tf1_dir, "albert_tf", str(tmp_path / "from_tf1"))
@@ -143,9 +147,8 @@ def test_converted_task_models_are_finished_runs(hf_task_dir, tmp_path):
         source = task_model_source(converted)
         assert type(source.model).__name__ == class_name and source.task["do_lower_case"]
     hf_task = task_model_source(hf_out).task
-    if class_name == "AlbertClassifier":
-        regression = hf_task["problem"] == "regression"
-        assert hf_task["labels"] == (None if regression else ["LABEL_0", "LABEL_1", "LABEL_2"])
+    assert hf_task["problem"] == "classification"
+    assert hf_task["labels"] == ["LABEL_0", "LABEL_1", "LABEL_2"]
 
 
 def test_every_head_writes_a_task_json_its_family_reads():

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import keras
 import numpy as np
@@ -112,7 +111,8 @@ def test_converted_classifier_is_a_source_of_every_export(
 ):
     """Converted, the HF classifier is a finished run (task.json with HF's labels, spm.model):
     the SavedModel, LiteRT, TF Hub and ONNX exports read it as they read a run."""
-    from albert_tf.export.litert_export import export_litert, litert_source
+    from albert_tf.export.litert import classifier_outputs
+    from albert_tf.export.litert_export import litert_source
     from albert_tf.export.onnx.onnx_export import export_onnx
     from albert_tf.export.onnx.runner import OnnxModel
     from albert_tf.export.tfhub import load_tfhub_source
@@ -140,32 +140,7 @@ def test_converted_classifier_is_a_source_of_every_export(
     np.testing.assert_allclose(onnx_outputs["logits"], expected, atol=1e-4)
     assert list(onnx_outputs["labels"]) == [LABELS[i] for i in expected.argmax(-1)]
     # LiteRT and TF Hub take it as they take a run.
-    litert_dir = export_litert(
-        str(tmp_path / "litert"), litert_source(source), quantizations=["float32"], inputs=["ids"]
-    )
-    manifest = json.load(open(os.path.join(litert_dir, "litert.json")))
-    assert manifest["labels"] == list(LABELS) and manifest["kind"] == "classifier"
+    litert = litert_source(source)  # What export-litert converts (tests/export/test_litert.py).
+    assert litert.labels == list(LABELS) and litert.outputs is classifier_outputs
     hub_source = load_tfhub_source(converted_dir)
     assert hub_source.spm_model_file == source.spm_model_file and hub_source.do_lower_case
-
-
-@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
-def test_export_command_writes_onnx_of_the_converted_classifier(converted_dir, tmp_path):
-    from tests.commands import command_line
-
-    out = tmp_path / "onnx"
-    flags = [f"--checkpoint={converted_dir}", f"--export_dir={out}", "--format=onnx"]
-    done = subprocess.run(
-        command_line("export", *flags, "--quantizations=int8"),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert sorted(p.name for p in out.iterdir()) == [
-        "classifier_int8.onnx",
-        "onnx.json",
-        "spm.model",
-    ]
-    manifest = json.loads((out / "onnx.json").read_text())
-    assert manifest["labels"] == list(LABELS) and manifest["files"][0]["ops"]["QAttention"] == 1
