@@ -343,8 +343,9 @@ def test_albert_tf_reads_a_keras_hub_classifier_preset(keras_hub_presets, tmp_pa
         "encoder.keras",
         "model.keras",
         "spm.model",
+        "task.json",
         "tokenizer_config.json",
-    ]  # fmt: skip: an encoder bundle (what fine-tuning reads) and the classifier
+    ]  # fmt: skip: an encoder bundle (what fine-tuning reads), the classifier and its task
     with open(os.path.join(output, "tokenizer_config.json"), encoding="utf-8") as f:
         assert json.load(f) == {"do_lower_case": True, "seq_length": 20}
     with open(os.path.join(preset, "assets", "tokenizer", "vocabulary.spm"), "rb") as f:
