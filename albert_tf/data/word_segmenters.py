@@ -35,6 +35,7 @@ import importlib
 import logging
 import shlex
 import subprocess
+import warnings
 from collections.abc import Callable, Iterable
 
 from albert_tf.errors import UserError
@@ -121,7 +122,9 @@ def check_word_segmenter(spec: str) -> WordSegmenter:
 
 def _jieba() -> WordSegmenter:
     try:
-        import jieba
+        with warnings.catch_warnings():  # jieba 0.42 imports the deprecated pkg_resources.
+            warnings.filterwarnings("ignore", "pkg_resources", UserWarning)
+            import jieba
     except ImportError:
         raise UserError(
             "word segmenter 'jieba' is not installed",

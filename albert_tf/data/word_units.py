@@ -126,11 +126,12 @@ def _mismatch(text: str, compact: list[str], spec: str, where: str) -> UserError
 
 
 def character_word_starts(codes: np.ndarray) -> np.ndarray:
-    """`--word_segmenter=none`: each unspaced character is a word (and so is what follows it)."""
+    """`--word_segmenter=none`: each unspaced character is a word, and so is each run of
+    other characters between spaces and unspaced characters."""
     is_unspaced = unspaced(codes)
-    starts = is_unspaced.copy()
-    starts[1:] |= is_unspaced[:-1]
-    return starts
+    space = codes == _SPACE
+    after_break = np.concatenate([[True], is_unspaced[:-1] | space[:-1]])
+    return is_unspaced | (~space & after_break)
 
 
 def sentence_units(
