@@ -29,33 +29,13 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import numpy as np
 
 from albert_tf.errors import UserError
+from albert_tf.tokenization.unspaced_scripts import code_points, has_unspaced, unspaced
 
-# Scripts written without spaces between words, as (first, last) code points.
-UNSPACED_RANGES: tuple[tuple[int, int], ...] = (
-    (0x0E00, 0x0EFF),  # Thai, Lao
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x17FF),  # Khmer
-    (0x2E80, 0x2FDF),  # CJK radicals, Kangxi radicals
-    (0x2FF0, 0x30FF),  # ideographic description, CJK symbols and punctuation, kana
-    (0x3100, 0x312F),  # Bopomofo
-    (0x3190, 0x31FF),  # Kanbun, Bopomofo extended, CJK strokes, katakana extensions
-    (0x3200, 0x4DBF),  # enclosed CJK, CJK compatibility, CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFE30, 0xFE4F),  # CJK compatibility forms
-    (0xFF00, 0xFFEF),  # half-width and full-width forms
-    (0x20000, 0x323AF),  # CJK extensions B-H, compatibility supplement
-)
-_UNSPACED_PATTERN = re.compile(
-    "[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in UNSPACED_RANGES) + "]"
-)
-_RANGE_EDGES = np.array([edge for low, high in UNSPACED_RANGES for edge in (low, high + 1)])
 _SPACE = ord(" ")
 # The rule of a build, in its manifest: [with a segmenter, without one].
 UNIT_RULE = (
@@ -64,25 +44,6 @@ UNIT_RULE = (
     "units: pieces starting with '▁' or ASCII punctuation start one; in text written without "
     "spaces (CJK, kana, Thai, ...) every character is a word (no segmenter)",
 )
-
-
-def has_unspaced(text: str) -> bool:
-    """Whether `text` holds a character of a script written without spaces.
-
-    Example:
-        >>> has_unspaced("Senjō no Valkyria"), has_unspaced("戦場のヴァルキュリア")
-        (False, True)
-    """
-    return _UNSPACED_PATTERN.search(text) is not None
-
-
-def unspaced(codes: np.ndarray) -> np.ndarray:
-    """Bool per code point: it belongs to `UNSPACED_RANGES`."""
-    return np.searchsorted(_RANGE_EDGES, codes, side="right") % 2 == 1
-
-
-def code_points(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
 
 
 def word_starts(text: str, words: list[str], spec: str, where: str = "") -> np.ndarray:

@@ -11,14 +11,9 @@ from albert_tf.data.documents import Document
 from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.tokenized_documents import tokenize_documents
 from albert_tf.data.word_segmenters import check_word_segmenter, load_word_segmenter
-from albert_tf.data.word_units import (
-    character_word_starts,
-    code_points,
-    has_unspaced,
-    sentence_units,
-    word_starts,
-)
+from albert_tf.data.word_units import character_word_starts, sentence_units, word_starts
 from albert_tf.errors import UserError
+from albert_tf.tokenization.unspaced_scripts import code_points, has_unspaced
 
 
 def _units(text, pieces, words, starting_ids=()):
