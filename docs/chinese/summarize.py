@@ -19,8 +19,11 @@ TASKS = {
     "chnsenticorp": ("ChnSentiCorp dev accuracy", "dev/accuracy", 100.0),
     "peopledaily": ("People's Daily dev F1", "dev/f1", 100.0),
 }
-ENCODERS = {"random": "random weights", "char": "pretrained, character masking",
-            "wwm": "pretrained, whole-word masking (jieba)"}
+ENCODERS = {
+    "random": "random weights",
+    "char": "pretrained, character masking",
+    "wwm": "pretrained, whole-word masking (jieba)",
+}
 
 
 def runs(work_dir: str) -> dict[tuple[str, str], list[tuple[str, str, float]]]:

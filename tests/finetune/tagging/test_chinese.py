@@ -54,9 +54,7 @@ def _info(character_level: bool) -> TaggingInfo:
     return TaggingInfo("tagging", SEQ_LENGTH, True, ("O", "B-LOC"), "iob2", False, character_level)
 
 
-def test_character_level_files_are_tokenized_as_running_text(
-    ner_dir, chinese_model_file, caplog
-):
+def test_character_level_files_are_tokenized_as_running_text(ner_dir, chinese_model_file, caplog):
     sentences = read_tagged_file(os.path.join(ner_dir, "dev.txt"))
     assert all(len(word) == 1 for words in sentences.words for word in words)
     words = tf.ragged.constant(sentences.words, dtype=tf.string, ragged_rank=1)
