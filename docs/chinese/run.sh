@@ -39,24 +39,26 @@ for pretrain_seed in $PRETRAIN_SEEDS; do
     --seed="$pretrain_seed" --parallelism=2
   inits="char wwm"
   [ "$pretrain_seed" = "${PRETRAIN_SEEDS%% *}" ] && inits="random char wwm"
-  for init in $inits; do
-    if [ "$init" = random ]; then
-      encoder=(--albert_config_file="$experiment/cells/char/albert_config.json")
-    else
-      encoder=(--init_checkpoint="$experiment/cells/$init/pretrain")
-    fi
-    for seed in $SEEDS; do
+  for seed in $SEEDS; do  # every encoder at a seed before the next seed
+    export_model=()  # SavedModels of the first seed's runs (docs/chinese.md serves them)
+    [ "$seed" = "${SEEDS%% *}" ] && export_model=(--export_saved_model)
+    for init in $inits; do
+      if [ "$init" = random ]; then
+        encoder=(--albert_config_file="$experiment/cells/char/albert_config.json")
+      else
+        encoder=(--init_checkpoint="$experiment/cells/$init/pretrain")
+      fi
       out=$WORK/finetune/$pretrain_seed/$init/chnsenticorp_$seed
       [ -f "$out/eval_results.json" ] || albert classify "${encoder[@]}" \
         --spm_model_file="$SPM" --task=tsv --data_dir="$DATA/chnsenticorp" \
         --text_a_column=text_a --label_column=label --max_seq_length=64 \
         --learning_rate=3e-4 --num_train_epochs=3 --seed="$seed" --do_train --do_eval \
-        --export_saved_model --output_dir="$out"
+        "${export_model[@]}" --output_dir="$out"
       out=$WORK/finetune/$pretrain_seed/$init/peopledaily_$seed
       [ -f "$out/eval_results.json" ] || albert tag "${encoder[@]}" \
         --spm_model_file="$SPM" --data_dir="$DATA/peopledaily_ner" --character_level \
         --max_train_examples=8000 --max_seq_length=64 --learning_rate=3e-4 \
-        --num_train_epochs=2 --seed="$seed" --do_train --do_eval --export_saved_model \
+        --num_train_epochs=2 --seed="$seed" --do_train --do_eval "${export_model[@]}" \
         --output_dir="$out"
     done
   done
