@@ -23,24 +23,14 @@ from albert_tf.data.statistics import (
 from albert_tf.data.word_units import piece_characters
 from albert_tf.errors import UserError
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
-from tests.data.test_beam_builder import IN_MEMORY, _multiset
-
-SEQ, PRED = 64, 10
+from tests.data.test_beam_builder import IN_MEMORY, PRED, SEQ, _multiset
+from tests.data.test_beam_builder import _options as beam_options
 
 
 def _options(corpus, model, output_dir, **overrides) -> BuilderOptions:
-    settings = dict(
-        input_file=corpus,
-        spm_model_file=model,
-        output_dir=str(output_dir),
-        max_seq_length=SEQ,
-        max_predictions_per_seq=PRED,
-        dupe_factor=1,
-        num_output_shards=2,
-        batch_characters=4000,  # several batches: their seeds and order matter
-        word_segmenter="jieba",
-    )
-    return BuilderOptions(**{**settings, **overrides})
+    """The Beam tests' options (length 64, 3 shards, several batches), one dupe, jieba."""
+    settings = dict(dupe_factor=1, batch_characters=4000, word_segmenter="jieba")
+    return beam_options(corpus, model, output_dir, **{**settings, **overrides})
 
 
 def _files(output_dir) -> dict[str, bytes]:
