@@ -35,7 +35,7 @@ MODULE_BUILDS = (
     "keras_hub_presets",  # test_keras_hub.py: presets keras-hub writes from random models
     "digit_run",  # test_toy_family.py: the toy task family trained and exported
     "jieba_records",  # data/test_chinese_records.py: Chinese records with jieba's words
-    "chinese_exports",  # tagging/test_chinese.py: a Chinese tagger and classifier exported
+    "chinese_tagger",  # tagging/test_chinese.py: a Chinese tagger fine-tuned and exported
 )
 
 
