@@ -48,7 +48,7 @@ WORD_SEGMENTER_HELP = (
     "character is a word), jieba (Chinese; the chinese extra), module:function (a Python "
     "callable text -> words) or command:PROGRAM (reads lines, writes space-separated words)."
 )
-_FIX = "see --helpfull word_segmenter (none, jieba, module:function, command:PROGRAM)"
+_FIX = "use none, jieba, package.module:function or command:PROGRAM"
 # The probe `check_word_segmenter` runs: Chinese, Latin letters, digits and punctuation.
 PROBE_TEXT = "albert 是一个轻量的模型,我们在 2020 年用它。"
 
