@@ -13,6 +13,7 @@ import pytest
 
 from albert_tf.errors import OutputLockedError, UserError
 from albert_tf.output_lock import OutputLock, lock_path, output_lock
+from tests import commands
 from tests.commands import command_line
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -236,7 +237,7 @@ def test_run_squad_on_a_held_output_dir_exits_2_naming_the_holder(tmp_path):
     output = str(tmp_path / "squad")
     holder = _start_holder(output)
     try:
-        result = subprocess.run(
+        result = commands.run(
             command_line(
                 "squad",
                 f"--output_dir={output}",

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from absl import flags
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.convert.convert import FORMATS, convert_checkpoint
 
 flags.DEFINE_enum("from", None, list(FORMATS), "Format of --input.")

@@ -14,7 +14,7 @@ import json
 
 from absl import flags
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.data.statistics import (
     build_manifest_statistics,
     format_statistics,

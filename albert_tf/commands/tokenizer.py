@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from absl import flags
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.tokenization.train import train_sentencepiece
 
 flags.DEFINE_string("input_files", None, "Comma-separated globs of text files.")

@@ -38,6 +38,12 @@ def register_family(family: type[FinetuneTask]) -> type[FinetuneTask]:
     return family
 
 
+def unregister_family(family: type[FinetuneTask]) -> None:
+    """Removes `family` from the registry (e.g. a family a test registered for itself)."""
+    if _FAMILIES.get(family.name) is family:
+        del _FAMILIES[family.name]
+
+
 def family_names() -> tuple[str, ...]:
     """The registered families' names, sorted."""
     return tuple(sorted(_FAMILIES))

@@ -28,6 +28,7 @@ from albert_tf.convert.keras_hub_weights import keras_hub_path
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.models import AlbertClassifier, AlbertEncoder, AlbertSpanQA
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, TINY_ALBERT
 
@@ -403,7 +404,7 @@ def test_script_refuses_another_architecture_in_one_line(keras_hub_presets, tmp_
         f"--input={keras_hub_presets.root / 'bert'}", f"--output={tmp_path / 'out'}",
     )  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    result = commands.run(command, env=env)
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.strip().splitlines()[-1].startswith("error: ")
     assert "BertBackbone preset, not ALBERT" in result.stderr

@@ -14,6 +14,7 @@ import pytest
 from albert_tf.errors import UserError
 from albert_tf.experiments.runner import RESULT_FILE, run_experiment
 from albert_tf.experiments.scale import SCALES
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT
 from tests.experiments.conftest import DOWNSTREAM, TEST_SCALE, TWO_CELLS, experiment_inputs
@@ -170,7 +171,7 @@ def test_killed_mid_cell_then_rerun_gives_the_same_results(
     assert 0 < killed_at < TEST_SCALE.num_train_steps  # killed mid-training
     assert not os.path.exists(os.path.join(workdir, "..", RESULT_FILE))
 
-    rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    rerun = commands.run(command, env=env, timeout=300)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert "Resumed from" in rerun.stderr
 

@@ -38,6 +38,7 @@ from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.task_export import Predict, export_task_model
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.models.token_classifier import AlbertTokenClassifier
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.normalize import whitespace_regex_class
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
@@ -98,6 +99,7 @@ def export_tagger(
     aligner: WordPieceAligner,
     labels: Sequence[str],
     overwrite: bool = False,
+    runtime: Runtime | None = None,
     character_level: bool = False,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
@@ -108,6 +110,7 @@ def export_tagger(
         aligner: its word-piece aligner (tokenizer + windows at the training `max_seq_length`).
         labels: tag names in id order.
         overwrite: replace an existing `export_dir` once the new one is complete.
+        runtime: the serving forms (`export_task_model`; default: the plain reference).
         character_level: `tag(text)` tags characters (see the module docstring).
 
     Returns:
@@ -121,6 +124,7 @@ def export_tagger(
         lambda predict: tagger_endpoints(predict, aligner, labels, character_level),
         [built_tokenizer(aligner)],
         overwrite,
+        runtime=runtime,
     )
 
 

@@ -59,12 +59,21 @@ class TaggingInfo(TaskInfo):
     character_level: bool = False
 
 
+@dataclasses.dataclass(frozen=True)
+class TaggingInputs(TaskInputs):
+    """The tagged sentences of each file the config asks for (`train` also for the baseline)."""
+
+    train: TaggedSentences | None = None
+    dev: TaggedSentences | None = None
+    test: TaggedSentences | None = None
+
+
 class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
     """Token classification (see the module docstring)."""
 
     info_class = TaggingInfo
 
-    def read_inputs(self, saved: TaggingInfo | None) -> TaskInputs:
+    def read_inputs(self, saved: TaggingInfo | None) -> TaggingInputs:
         config, train = self.config, None
         # The baseline needs the training file when evaluating too.
         if config.do_train or (
@@ -72,7 +81,7 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         ):
             train = self._read(config.train_file, labeled=True)
             train = train.take(config.max_train_examples or len(train))
-        return TaskInputs(
+        return TaggingInputs(
             train=train,
             dev=self._read(config.dev_file, labeled=True) if config.do_eval else None,
             test=self._read(config.test_file, labeled=None) if config.do_predict else None,
@@ -88,14 +97,14 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
             labeled=labeled,
         )
 
-    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+    def info_values(self, inputs: TaggingInputs) -> dict[str, Any]:
         return {
             "task": "tagging",
             "labels": tuple(self.config.labels) or tag_set(inputs.train),
             "tag_scheme": canonical_scheme(self.config.tag_scheme),
         }
 
-    def check(self, inputs: TaskInputs, info: TaggingInfo) -> None:
+    def check(self, inputs: TaggingInputs, info: TaggingInfo) -> None:
         """Training and dev tags must be among the run's (a `UserError` at file and line); a
         test file's tags are only copied to the predictions, so any tag may appear there."""
         if self.config.labels and tuple(self.config.labels) != info.labels:
@@ -159,11 +168,13 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         logging.info("Wrote predictions for %d sentences to %s.", len(test), path)
         return {"predictions": [path]}
 
-    def serving_signatures(self, run: FinetuneRun, predict):
-        return tagger_endpoints(predict, run.featurizer, run.info.labels, run.info.character_level)
-
     def serving_layers(self, run: FinetuneRun) -> list[AlbertTextTokenizer]:
         return [built_tokenizer(run.featurizer)]
+
+    def serving_signatures(self, run: FinetuneRun, predict, layers):
+        return tagger_endpoints(
+            predict, run.featurizer, run.info.labels, run.info.character_level
+        )
 
 
 def run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
@@ -198,9 +209,7 @@ def tag_set(sentences: TaggedSentences) -> tuple[str, ...]:
 
 
 def _predict_tags(run: FinetuneRun, sentences: TaggedSentences) -> list[list[str]]:
-    ids = predict_tag_ids(
-        run.model, run.featurizer, sentences.words, run.config.eval_batch_size, run.strategy
-    )
+    ids = predict_tag_ids(run.model, run.featurizer, sentences.words, run.config.eval_batch_size)
     return [[run.info.labels[i] for i in row] for row in ids]
 
 

@@ -15,6 +15,7 @@ import tensorflow as tf
 from albert_tf.errors import UserError
 from albert_tf.finetune.span_qa.examples import read_squad
 from albert_tf.finetune.span_qa.task import run_squad
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.span_qa.conftest import squad_json, write_json
@@ -116,7 +117,7 @@ def test_v2_data_without_the_flag_and_empty_dev_are_user_errors(
 @pytest.mark.slow  # Runs the command in a subprocess.
 def test_script_reports_bad_input_in_one_line(tmp_path):
     bad = write_json(tmp_path / "bad.json", '{"version": "v2.0", "data": [}')
-    result = subprocess.run(
+    result = commands.run(
         command_line(
             "squad",
             f"--train_file={bad}",
