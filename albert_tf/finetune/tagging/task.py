@@ -172,9 +172,7 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         return [built_tokenizer(run.featurizer)]
 
     def serving_signatures(self, run: FinetuneRun, predict, layers):
-        return tagger_endpoints(
-            predict, run.featurizer, run.info.labels, run.info.character_level
-        )
+        return tagger_endpoints(predict, run.featurizer, run.info.labels, run.info.character_level)
 
 
 def run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
