@@ -3,6 +3,10 @@ r"""Trains an ALBERT SentencePiece model (unigram, original id layout) on normal
 Example:
     albert-tf tokenizer --input_files='data/*.txt' --model_prefix=out/30k-clean \
         --vocab_size=30000
+
+Chinese or Japanese text (thousands of distinct characters; see docs/chinese.md):
+    albert-tf tokenizer --input_files=zh/train.txt --model_prefix=out/zh8k \
+        --vocab_size=8000 --character_coverage=0.9995
 """
 
 from __future__ import annotations
@@ -18,6 +22,12 @@ flags.DEFINE_integer("vocab_size", 30000, "Number of pieces, special tokens incl
 flags.DEFINE_bool("do_lower_case", True, "Lowercase while normalizing (match the tokenizer).")
 flags.DEFINE_integer("sample_size", 10_000_000, "Train on at most this many lines (0: all).")
 flags.DEFINE_integer("seed", 12345, "Seed of the line sample and of SentencePiece.")
+flags.DEFINE_float(
+    "character_coverage",
+    0.99995,
+    "Share of the text's characters the vocabulary covers (the rest: <unk>); 0.9995 for "
+    "Chinese/Japanese, SentencePiece's advice for large character sets.",
+)
 flags.mark_flags_as_required(["input_files", "model_prefix"])
 
 
@@ -31,6 +41,7 @@ def main(argv: list[str]) -> None:
         do_lower_case=values.do_lower_case,
         sample_size=values.sample_size or None,
         seed=values.seed,
+        character_coverage=values.character_coverage,
     )
     vocab_file = model_file[: -len(".model")] + ".vocab"
     print(f"Wrote {model_file} and {vocab_file}")

@@ -11,6 +11,10 @@ What is its own (`albert_tf.finetune.driver` does the rest):
     predictions  predictions/test.conll (`word gold predicted`, or `word predicted`)
     serving      `tag(text)` / `tag_words(words, num_words)` (`serving.py`)
 
+Character-level files (`--character_level`: Chinese NER, one character a line) tokenize each
+character as running text (no "▁" piece before it: SentencePiece's dummy prefix is off in
+the run's tokenizer), and `tag(text)` tags every character of the text.
+
 Illustration (not run):
     config = TaggingConfig(data_dir="wnut17", train_file="wnut17train.conll",
                            dev_file="emerging.dev.conll", init_checkpoint="bundle/")
@@ -39,16 +43,20 @@ from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 from albert_tf.finetune.tagging.word_pieces import IGNORE_LABEL, WordPieceAligner
 from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
 from albert_tf.models.token_classifier import AlbertTokenClassifier
+from albert_tf.tokenization.model_proto import load_albert_model_proto, without_dummy_prefix
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+from albert_tf.tokenization.unspaced_scripts import has_unspaced
 
 
 @dataclasses.dataclass(frozen=True)
 class TaggingInfo(TaskInfo):
-    """`task.json`: the tag set (in id order), its scheme, and which pieces were trained."""
+    """`task.json`: the tag set (in id order), its scheme, which pieces were trained, and
+    whether the tokens are characters (runs from before the field: words)."""
 
     labels: tuple[str, ...]
     tag_scheme: str
     label_all_pieces: bool
+    character_level: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,9 +117,14 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         for sentences in (inputs.train, inputs.dev):
             if sentences is not None and sentences.tags is not None:
                 sentences.tag_ids(info.labels)
+        if inputs.train is not None and not info.character_level:
+            warn_if_characters(inputs.train)
 
     def featurizer(self, spm_model_file: str, info: TaggingInfo) -> WordPieceAligner:
-        tokenizer = AlbertTextTokenizer(proto=spm_model_file, do_lower_case=info.do_lower_case)
+        proto = load_albert_model_proto(spm_model_file)
+        if info.character_level:  # A character continues running text: no "▁" before it.
+            proto = without_dummy_prefix(proto)
+        tokenizer = AlbertTextTokenizer(proto=proto, do_lower_case=info.do_lower_case)
         return WordPieceAligner(tokenizer, info.max_seq_length, info.label_all_pieces)
 
     def build_model(self, encoder, info: TaggingInfo, dtype: str) -> AlbertTokenClassifier:
@@ -159,7 +172,7 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         return [built_tokenizer(run.featurizer)]
 
     def serving_signatures(self, run: FinetuneRun, predict, layers):
-        return tagger_endpoints(predict, run.featurizer, run.info.labels)
+        return tagger_endpoints(predict, run.featurizer, run.info.labels, run.info.character_level)
 
 
 def run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
@@ -171,6 +184,20 @@ def run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
         `saved_model` (export path).
     """
     return run_finetuning(config, output_dir)
+
+
+def warn_if_characters(sentences: TaggedSentences) -> None:
+    """Logs a hint when nearly every token is one character of a script written without
+    spaces (a character-level file read as words: every character would get a "▁" piece)."""
+    tokens = [word for words in sentences.words for word in words]
+    characters = sum(len(word) == 1 and has_unspaced(word) for word in tokens)
+    if tokens and characters > 0.5 * len(tokens):
+        logging.warning(
+            "%s: %.0f%% of the tokens are single CJK/Thai characters; is it a character-level "
+            "file (--character_level)?",
+            sentences.path,
+            100 * characters / len(tokens),
+        )
 
 
 def tag_set(sentences: TaggedSentences) -> tuple[str, ...]:
