@@ -31,7 +31,7 @@ from timing import interleaved_seconds, median_rates
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.datasets import make_dataset
 from albert_tf.finetune.classification.examples import read_examples
-from albert_tf.finetune.classification.tasks import get_task
+from albert_tf.finetune.classification.task_specs import get_task
 from albert_tf.finetune.prediction import NOTHING_TO_TUNE, cuts_batches, predict_outputs
 from albert_tf.models import AlbertClassifier, AlbertEncoder
 from albert_tf.tokenization import train_sentencepiece

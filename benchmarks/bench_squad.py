@@ -135,7 +135,7 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     import transformers
 
     from albert_tf.finetune.prediction import cuts_batches, predict_outputs
-    from albert_tf.finetune.span_qa.task import PADDING_LOGIT
+    from albert_tf.finetune.span_qa.squad_task import PADDING_LOGIT
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.span_qa import AlbertSpanQA
 

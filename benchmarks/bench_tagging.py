@@ -35,7 +35,7 @@ from timing import interleaved_seconds, median_rates
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.tagging.datasets import predict_tag_ids
 from albert_tf.finetune.tagging.sentences import read_tagged_file
-from albert_tf.finetune.tagging.task import tag_set
+from albert_tf.finetune.tagging.tagging_task import tag_set
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
 from albert_tf.models import AlbertEncoder
 from albert_tf.models.token_classifier import AlbertTokenClassifier

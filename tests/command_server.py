@@ -52,10 +52,10 @@ def _preload() -> None:
 
     import albert_tf.data.builder  # noqa: F401
     import albert_tf.export.saved_model  # noqa: F401
-    import albert_tf.finetune.classification.task  # noqa: F401
-    import albert_tf.finetune.multiple_choice.task  # noqa: F401
-    import albert_tf.finetune.span_qa.task  # noqa: F401
-    import albert_tf.finetune.tagging.task  # noqa: F401
+    import albert_tf.finetune.classification.classification_task  # noqa: F401
+    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
+    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
+    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
     import albert_tf.training.pretrain  # noqa: F401
 
 

@@ -210,11 +210,11 @@ def test_a_second_data_build_on_a_held_output_fails_and_writes_nothing(tmp_path,
 def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
     """Each fine-tuning family takes the lock first: a held output dir is refused at once."""
     from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
-    from albert_tf.finetune.multiple_choice.task import run_multiple_choice
+    from albert_tf.finetune.multiple_choice.multiple_choice_task import run_multiple_choice
     from albert_tf.finetune.span_qa.squad_config import SquadConfig
-    from albert_tf.finetune.span_qa.task import run_squad
+    from albert_tf.finetune.span_qa.squad_task import run_squad
     from albert_tf.finetune.tagging.tagging_config import TaggingConfig
-    from albert_tf.finetune.tagging.task import run_tagging
+    from albert_tf.finetune.tagging.tagging_task import run_tagging
 
     run, config = {
         "span_qa": (run_squad, SquadConfig()),

@@ -2,7 +2,7 @@
 
 Flax-example style: one function takes a config and an output directory and does what the
 config asks (`do_train`, `do_eval`, `do_predict`, `export_saved_model`), the same way for every
-family (`albert_tf.finetune.task.FinetuneTask`, found by the config's type in the registry):
+family (`albert_tf.finetune.task_family.FinetuneTask`, found by the config's type in the registry):
 
 1. take the output directory's lock (one job per directory), seed everything, choose the
    strategy and the precision; the speed-only forms are the `Runtime` passed in;
@@ -49,7 +49,13 @@ from albert_tf.finetune.datasets import training_batches
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
 from albert_tf.finetune.registry import family_for_config, get_family
-from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskInfo, TaskInputs
+from albert_tf.finetune.task_family import (
+    FAMILY_KEY,
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+)
 from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.models.chains import use_chains
 from albert_tf.output_lock import output_lock

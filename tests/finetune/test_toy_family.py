@@ -23,7 +23,7 @@ from albert_tf.finetune import FinetuneConfig, FinetuneTask
 from albert_tf.finetune.datasets import evaluation_batches
 from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.registry import get_family, register_family, unregister_family
-from albert_tf.finetune.task import TaskInputs, TrainingData
+from albert_tf.finetune.task_family import TaskInputs, TrainingData
 from albert_tf.models import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.finetune.conftest import write_lines

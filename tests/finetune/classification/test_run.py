@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
-from albert_tf.finetune.classification.task import run_classifier
+from albert_tf.finetune.classification.classification_task import run_classifier
 from albert_tf.finetune.training import plan_steps
 from tests.finetune.classification.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH
 from tests.finetune.conftest import write_lines

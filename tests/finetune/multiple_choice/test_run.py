@@ -15,7 +15,7 @@ import tensorflow as tf
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.finetune.multiple_choice.datasets import padded_options
 from albert_tf.finetune.multiple_choice.examples import read_race
-from albert_tf.finetune.multiple_choice.task import run_multiple_choice
+from albert_tf.finetune.multiple_choice.multiple_choice_task import run_multiple_choice
 from tests.finetune.multiple_choice.conftest import ARTICLES, race_article
 
 
@@ -106,7 +106,7 @@ def test_bad_dev_file_is_found_before_training(tmp_path, choice_config):
 
 
 def test_holdout_splits_by_article(race_dirs, choice_config):
-    from albert_tf.finetune.multiple_choice.task import MultipleChoiceTask
+    from albert_tf.finetune.multiple_choice.multiple_choice_task import MultipleChoiceTask
 
     config = choice_config.replace(dev_file="", holdout_fraction=0.3, do_predict=False)
     data = MultipleChoiceTask(config).read_inputs(None)

@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.span_qa.examples import read_squad
-from albert_tf.finetune.span_qa.task import run_squad
+from albert_tf.finetune.span_qa.squad_task import run_squad
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT

@@ -16,7 +16,7 @@ import tensorflow as tf
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.tagging.sentences import read_tagged_file
 from albert_tf.finetune.tagging.tagging_config import TaggingConfig
-from albert_tf.finetune.tagging.task import TaggingInfo, TaggingTask, warn_if_characters
+from albert_tf.finetune.tagging.tagging_task import TaggingInfo, TaggingTask, warn_if_characters
 from tests.conftest import CHINESE_DATA, CHINESE_VOCAB_SIZE, TINY_ALBERT
 from tests.finetune.conftest import finished_run, write_lines
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from albert_tf.errors import UserError
-from albert_tf.finetune.tagging.task import run_tagging
+from albert_tf.finetune.tagging.tagging_task import run_tagging
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT

@@ -35,7 +35,7 @@ from albert_tf.finetune.classification.examples import (
 )
 from albert_tf.finetune.classification.metrics import compute_metrics
 from albert_tf.finetune.classification.serving import built_text_features, classifier_endpoints
-from albert_tf.finetune.classification.tasks import (
+from albert_tf.finetune.classification.task_specs import (
     GENERIC_FORMATS,
     TaskSpec,
     generic_task,
@@ -43,7 +43,13 @@ from albert_tf.finetune.classification.tasks import (
 )
 from albert_tf.finetune.datasets import evaluation_batches
 from albert_tf.finetune.driver import run_finetuning
-from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
+from albert_tf.finetune.task_family import (
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+)
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 

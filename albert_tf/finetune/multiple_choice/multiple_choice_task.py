@@ -47,7 +47,13 @@ from albert_tf.finetune.multiple_choice.serving import (
     built_choice_features,
     multiple_choice_endpoints,
 )
-from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
+from albert_tf.finetune.task_family import (
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+)
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 
 Examples = list[MultipleChoiceExample]

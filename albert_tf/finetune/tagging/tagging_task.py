@@ -41,7 +41,13 @@ from albert_tf.finetune.tagging.serving import built_tokenizer, tagger_endpoints
 from albert_tf.finetune.tagging.tag_schemes import canonical_scheme
 from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 from albert_tf.finetune.tagging.word_pieces import IGNORE_LABEL, WordPieceAligner
-from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
+from albert_tf.finetune.task_family import (
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+)
 from albert_tf.models.token_classifier import AlbertTokenClassifier
 from albert_tf.tokenization.model_proto import load_albert_model_proto, without_dummy_prefix
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer

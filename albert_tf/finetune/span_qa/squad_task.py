@@ -45,7 +45,13 @@ from albert_tf.finetune.span_qa.features import SquadFeaturizer, SquadWindows
 from albert_tf.finetune.span_qa.scoring import evaluate
 from albert_tf.finetune.span_qa.serving import serving_tokenizer, span_qa_endpoints
 from albert_tf.finetune.span_qa.squad_config import SquadConfig
-from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
+from albert_tf.finetune.task_family import (
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+)
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
