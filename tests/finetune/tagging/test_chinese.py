@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -19,6 +17,7 @@ from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 from albert_tf.finetune.tagging.tagging_task import TaggingInfo, TaggingTask, warn_if_characters
 from tests.conftest import CHINESE_DATA, CHINESE_VOCAB_SIZE, TINY_ALBERT
 from tests.finetune.conftest import finished_run, write_lines
+from tests.fresh_process import run_without_albert_tf
 
 SEQ_LENGTH = 32
 
@@ -113,18 +112,9 @@ def test_a_chinese_tagger_is_served_with_only_tensorflow_and_tensorflow_text(
     dev = read_tagged_file(os.path.join(ner_dir, "dev.txt"))
     predicted = read_tagged_file(results["predictions"][0], tag_column=2)  # word gold predicted
     texts = ["".join(words) for words in dev.words] + ["新华社 北京\t电。", ""]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run(
-        [sys.executable, "-I", "-c", _FRESH_PROCESS, results["saved_model"], json.dumps(texts)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=300,
+    served = run_without_albert_tf(
+        _FRESH_PROCESS, results["saved_model"], json.dumps(texts), cwd=tmp_path
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    line = next(line for line in result.stdout.splitlines() if line.startswith("RESULT"))
-    served = json.loads(line[len("RESULT") :])
     assert served["modules"] == []
     # Every character but whitespace is tagged, punctuation too.
     characters = [list("".join(text.split())) for text in texts]
