@@ -14,8 +14,8 @@ Example:
     >>> graph.weight("w", w, key="w") == graph.weight("w again", w, key="w")
     True
     >>> graph.output(y, "y", "float32", ["batch", 2])
-    >>> [node.op_type for node in graph.model().graph.node]
-    ['MatMul']
+    >>> [node.op_type for node in graph.model().graph.node]  # The Identity names the output.
+    ['MatMul', 'Identity']
 """
 
 from __future__ import annotations
