@@ -8,13 +8,23 @@ import json
 import os
 import textwrap
 
+import keras
+import numpy as np
 import pytest
 import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
+from albert_tf.finetune.tagging.conlleval import conlleval
+from albert_tf.finetune.tagging.datasets import predict_tag_ids
 from albert_tf.finetune.tagging.sentences import read_tagged_file
 from albert_tf.finetune.tagging.tagging_config import TaggingConfig
-from albert_tf.finetune.tagging.tagging_task import TaggingInfo, TaggingTask, warn_if_characters
+from albert_tf.finetune.tagging.tagging_task import (
+    TaggingInfo,
+    TaggingTask,
+    tag_set,
+    warn_if_characters,
+)
+from albert_tf.finetune.tagging.word_pieces import IGNORE_LABEL, gather_word_logits
 from tests.conftest import CHINESE_DATA, CHINESE_VOCAB_SIZE, TINY_ALBERT
 from tests.finetune.conftest import finished_run, write_lines
 from tests.fresh_process import run_without_albert_tf
@@ -42,8 +52,8 @@ def ner_dir(tmp_path_factory) -> str:
     return str(directory)
 
 
-def _info(character_level: bool) -> TaggingInfo:
-    return TaggingInfo("tagging", SEQ_LENGTH, True, ("O", "B-LOC"), "iob2", False, character_level)
+def _info(character_level: bool, labels=("O", "B-LOC")) -> TaggingInfo:
+    return TaggingInfo("tagging", SEQ_LENGTH, True, labels, "iob2", False, character_level)
 
 
 def test_character_level_files_are_tokenized_as_running_text(ner_dir, chinese_model_file, caplog):
@@ -61,6 +71,47 @@ def test_character_level_files_are_tokenized_as_running_text(ner_dir, chinese_mo
     assert pieces[False] - 2 * windows[False] > 1.5 * sentences.num_words
     warn_if_characters(sentences)
     assert "is it a character-level file (--character_level)?" in caplog.text
+
+
+class _PieceIdTagger(keras.Model):
+    """A stand-in tagger whose logits at each position one-hot encode (piece id mod C)."""
+
+    def __init__(self, num_labels: int):
+        super().__init__(name="piece_id_tagger")
+        self.num_labels = num_labels
+
+    def call(self, features, training=None):
+        return tf.one_hot(features["input_word_ids"] % self.num_labels, self.num_labels)
+
+
+def test_character_labels_and_predictions_sit_on_each_characters_piece(ner_dir, chinese_model_file):
+    """People's Daily dev sentences through the character-level featurizer: each character's
+    label lies on its own piece, the prediction path reads each character's own position, and
+    the gold tags fed back as logits score F1 = 100 (windows included: SEQ_LENGTH is short)."""
+    dev = read_tagged_file(os.path.join(ner_dir, "dev.txt"))
+    labels = tag_set(dev)
+    aligner = TaggingTask(TaggingConfig(data_dir=ner_dir)).featurizer(
+        chinese_model_file, _info(True, labels)
+    )
+    words = tf.ragged.constant(dev.words, dtype=tf.string, ragged_rank=1)
+    label_ids = tf.ragged.constant(dev.tag_ids(labels), dtype=tf.int32, ragged_rank=1)
+    features, alignment = aligner(words, label_ids)
+    assert features["input_word_ids"].shape[0] > len(dev.words)  # Some sentences are split.
+    pieces = aligner.tokenizer(words.flat_values)
+    counts = pieces.row_lengths().numpy()
+    assert counts.min() == 1 and (counts == 1).mean() > 0.98  # One piece a character.
+    piece_ids = tf.gather(pieces.flat_values, pieces.row_starts()).numpy()  # The first ones.
+    at = np.stack([alignment["word_window"], alignment["word_position"]], axis=1)
+    np.testing.assert_array_equal(tf.gather_nd(features["input_word_ids"], at), piece_ids)
+    np.testing.assert_array_equal(tf.gather_nd(features["label_ids"], at), label_ids.flat_values)
+    assert (features["label_ids"].numpy() != IGNORE_LABEL).sum() == dev.num_words
+    # Gold as logits, read back where evaluation reads predictions: a perfect score.
+    gold_logits = tf.one_hot(tf.maximum(features["label_ids"], 0), len(labels))
+    oracle = tf.ragged.map_flat_values(tf.argmax, gather_word_logits(gold_logits, alignment), -1)
+    assert conlleval(dev.tags, [[labels[i] for i in row] for row in oracle.to_list()])["f1"] == 1.0
+    # The evaluation path (batches, cut windows) gives each character its own piece's logits.
+    predicted = predict_tag_ids(_PieceIdTagger(len(labels)), aligner, dev.words, batch_size=3)
+    np.testing.assert_array_equal(np.concatenate(predicted), piece_ids % len(labels))
 
 
 _FRESH_PROCESS = textwrap.dedent(
