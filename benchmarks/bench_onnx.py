@@ -43,8 +43,6 @@ import subprocess
 import sys
 import tempfile
 
-# First, as in the commands: decides TensorFlow's oneDNN rewrites before TensorFlow loads.
-from albert_tf import cli  # isort: skip
 import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the ops the SavedModel uses)
@@ -78,7 +76,7 @@ def build(workdir: str, args) -> dict[str, str]:
     from albert_tf.convert.convert import convert_checkpoint
     from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
     from albert_tf.export.onnx.onnx_export import export_onnx
-    from albert_tf.finetune.classification import task  # noqa: F401  (registers the family)
+    from albert_tf.finetune.classification import classification_task  # noqa: F401  (registers)
     from albert_tf.finetune.driver import export_finished_run
     from albert_tf.finetune.export_sources import load_export_source
     from albert_tf.tokenization import train_sentencepiece
@@ -423,7 +421,6 @@ def _isolated(path_names: list[str], files: dict, args) -> dict:
 
 
 def main() -> None:
-    cli.release_stderr()
     args = _parse_args()
     path_names = [name for name in args.paths.split(",") if name]
     if args.worker_json:  # One path in its own process (`--processes`).
@@ -433,7 +430,8 @@ def main() -> None:
             json.dump(measure(path_names, files, args), handle)
         return
     print(
-        f"TensorFlow's oneDNN: {cli.ONEDNN_CHOICE}; ONEDNN_MAX_CPU_ISA="
+        f"TF_ENABLE_ONEDNN_OPTS={os.environ.get('TF_ENABLE_ONEDNN_OPTS', 'default')}; "
+        f"ONEDNN_MAX_CPU_ISA="
         f"{os.environ.get('ONEDNN_MAX_CPU_ISA', 'native')} (TensorFlow and OpenVINO only)"
     )
     import onnxruntime
