@@ -9,6 +9,7 @@ import os
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.convert import build_model, load_model, save_model
@@ -57,18 +58,37 @@ def outputs(model: keras.Model, ids: np.ndarray) -> dict[str, np.ndarray]:
     return result
 
 
+def write_pretraining_run(model: keras.Model, directory: str) -> None:
+    """What a pretraining run leaves: `ckpt-N` of the pretrainer, its config, `encoder.keras`."""
+    checkpoint = tf.train.Checkpoint(model=model, step=tf.Variable(3, dtype=tf.int64))
+    tf.train.CheckpointManager(checkpoint, directory, 1, checkpoint_name="ckpt").save(3)
+    model.encoder.config.to_json_file(os.path.join(directory, "albert_config.json"))
+    model.encoder.save(os.path.join(directory, "encoder.keras"))
+
+
 @pytest.mark.parametrize(
     "fmt",
-    ["albert_tf", "tf1", "hf", pytest.param("keras_hub", marks=pytest.mark.slow)],  # keras-hub
+    [
+        "albert_tf",  # a bundle (spm.model)
+        "albert_tf_run",  # a pretraining workdir: the heads are in its checkpoint
+        "tf1",
+        "hf",
+        pytest.param("keras_hub", marks=pytest.mark.slow),  # keras-hub's import
+    ],
 )
 def test_grown_model_equals_the_source_on_old_ids(
     fmt, tiny_model_file, extended_model_file, tmp_path
 ):
     heads = fmt != "keras_hub"  # keras-hub's ALBERT has no sentence-order head: encoders only.
     source = random_model(heads)
-    save_model(source, fmt, str(tmp_path / "source"), tiny_model_file)
+    source_dir, old_spm = str(tmp_path / "source"), None
+    if fmt == "albert_tf_run":
+        fmt, old_spm = "albert_tf", tiny_model_file  # a run does not ship its tokenizer
+        write_pretraining_run(source, source_dir)
+    else:
+        save_model(source, fmt, source_dir, tiny_model_file, bundle=True)
     output = grow_checkpoint(
-        fmt, str(tmp_path / "source"), extended_model_file, str(tmp_path / "g")
+        fmt, source_dir, extended_model_file, str(tmp_path / "g"), spm_model_file=old_spm
     )
     grown = load_model("albert_tf", output)
     size = TINY_VOCAB_SIZE + NEW_PIECES
