@@ -15,10 +15,13 @@ How the new pieces are chosen:
    A model whose normalizer is not a built-in rule (e.g. a keras-hub preset's, with ALBERT's
    normalization compiled in) cannot be reproduced: refused, as are other model types and
    an id layout other than ALBERT's.
-2. Each candidate that is not an old piece is ranked by the pieces it saves on the domain
-   text: its uses in the candidate model's segmentation of the text times (the number of old
-   pieces that spell it, an unknown character counted as one, minus one, plus its unknown
-   characters, whose information the old model loses). The top N are appended in that order.
+2. The candidates that are not old pieces are ranked: first the characters the old model
+   lacks (it reads them as `<unk>`: their information is lost, not just spread over more
+   pieces), most frequent in the domain text first, as SentencePiece itself keeps every
+   character its coverage needs; then the other candidates by the pieces they save on the
+   domain text: their uses in the candidate model's segmentation of it times (the number of
+   old pieces that spell them, an unknown character counted as one, minus one). The top N
+   are appended in that order.
 3. Scores: a new piece scores what its old spelling scored (the sum of its old pieces'
    scores, `PieceSpeller`) plus `NEW_PIECE_MARGIN`, so it wins the string it spells, clipped
    to the old normal pieces' score range. The clip keeps the old model's behavior on old
@@ -145,18 +148,19 @@ def extend_sentencepiece(
     old_size = len(old.pieces)
     speller = PieceSpeller(old)
     old_pieces = {piece.piece for piece in old.pieces}
-    characters = _required_characters(old, files, do_lower_case)
+    characters = _character_counts(files, do_lower_case)
+    required = _required_characters(characters, old.trainer_spec.character_coverage)
     for multiple in (2, 4, 8):
         candidates = _train_candidates(
             old,
             model_file,
             _normalized_lines(files, do_lower_case),
-            size=characters + multiple * new_pieces,
+            size=required + multiple * new_pieces,
             sample_size=sample_size,
             seed=seed,
             num_threads=num_threads,
         )
-        ranked = _rank(candidates, old_pieces, speller, domain_lines, num_threads)
+        ranked = _rank(candidates, old_pieces, speller, domain_lines, characters, num_threads)
         if len(ranked) >= new_pieces:
             break
     if len(ranked) < new_pieces:
@@ -165,7 +169,7 @@ def extend_sentencepiece(
             where=",".join(files),
             fix=f"pass at most --new_pieces={len(ranked)}, or more domain text",
         )
-    extended = _append(old, [piece for piece, _ in ranked[:new_pieces]], speller)
+    extended = _append(old, ranked[:new_pieces], speller)
     report = _report(
         old, extended, model_file, domain_lines, general, do_lower_case, num_threads, report_lines
     )
@@ -260,12 +264,16 @@ def _casing(proto, source: str, do_lower_case: bool | None) -> bool:
     return do_lower_case
 
 
-def _required_characters(proto, files: list[str], do_lower_case: bool) -> int:
-    """How many distinct characters the old model's `character_coverage` keeps of the text."""
+def _character_counts(files: list[str], do_lower_case: bool) -> collections.Counter:
+    """How often each character occurs in the normalized text (spaces left out)."""
     counts: collections.Counter = collections.Counter()
     for line in _normalized_lines(files, do_lower_case):
         counts.update(line.replace(" ", ""))
-    coverage = proto.trainer_spec.character_coverage
+    return counts
+
+
+def _required_characters(counts: collections.Counter, coverage: float) -> int:
+    """How many distinct characters a `character_coverage` keeps of the text."""
     total, kept, covered = sum(counts.values()), 0, 0
     for _, count in counts.most_common():
         if covered >= coverage * total:
@@ -337,9 +345,11 @@ def _rank(
     old_pieces: set[str],
     speller: PieceSpeller,
     lines: list[str],
+    characters: collections.Counter,
     num_threads: int,
-) -> list[tuple[str, float]]:
-    """(piece, pieces saved on `lines`) of the new normal candidates, most saved first."""
+) -> list[str]:
+    """The new normal candidates, best first (module docstring): characters the old model
+    lacks by frequency, then the others by pieces saved on `lines`."""
     processor = spm.SentencePieceProcessor(model_proto=candidates.SerializeToString())
     uses: collections.Counter = collections.Counter()
     for ids in processor.encode(lines, num_threads=num_threads):
@@ -349,10 +359,12 @@ def _rank(
         if piece.type != _Piece.NORMAL or piece.piece in old_pieces:
             continue
         spelling = speller.spell(piece.piece)
-        saved = uses[piece_id] * (spelling.cost - 1 + spelling.unknown_characters)
-        ranked.append((piece.piece, saved, piece.score))
-    ranked.sort(key=lambda item: (-item[1], -item[2], item[0]))
-    return [(piece, saved) for piece, saved, _ in ranked]
+        if len(piece.piece) == 1 and spelling.unknown_characters:
+            key = (0, -characters[piece.piece])
+        else:
+            key = (1, -uses[piece_id] * (spelling.cost - 1))
+        ranked.append((key, -piece.score, piece.piece))
+    return [piece for *_, piece in sorted(ranked)]
 
 
 def new_piece_score(spelling_score: float, score_range: tuple[float, float]) -> float:
