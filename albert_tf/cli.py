@@ -1,13 +1,11 @@
-"""`run`: the one way albert_tf's entry points start, report user errors and exit.
+"""`begin` and `run`: how albert_tf's commands start, report user errors and exit.
 
-Import this module before anything that imports TensorFlow. Unless the user set
-`TF_CPP_MIN_LOG_LEVEL` (then nothing is hidden), it keeps TensorFlow's C++ log lines (and, in
-`run`, the INFO lines of TensorFlow's Python logger) out of the output: it sets
-`TF_CPP_MIN_LOG_LEVEL=3`, and holds stderr in a temporary file while the script's imports run,
-because the lines TensorFlow prints while it loads (CUDA stubs, oneDNN notices) come before
-that setting is read; `run` (or interpreter exit) writes the held output back without
-TensorFlow's C++ log lines. It also decides, before TensorFlow loads, whether TensorFlow's
-oneDNN rewrites run (`albert_tf.runtime.onednn.choose_onednn`).
+Importing this module does nothing to the process. The `albert-tf` entry point
+(`albert_tf.commands.dispatch`) calls `begin()` before the command's imports load TensorFlow:
+unless the user set `TF_CPP_MIN_LOG_LEVEL` (then nothing is hidden), it sets
+`TF_CPP_MIN_LOG_LEVEL=3` and holds stderr in a temporary file while the imports run, because the
+lines TensorFlow prints while it loads (CUDA stubs, oneDNN notices) come before that setting is
+read; `run` (or interpreter exit) writes the held output back without TensorFlow's C++ log lines.
 
 `run(main)` runs an absl `main` and turns a `UserError` (albert_tf.errors) into one line on
 stderr, `error: <what>, <where>, <what to do>`, and exit status 2; flag parsing errors are
@@ -18,7 +16,7 @@ lists every flag albert_tf defined for the command, those generated from config 
 
 Example (a command, albert_tf/commands/<name>.py, run as `__main__` by `albert-tf <name>`):
     from absl import flags
-    from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+    from albert_tf import cli
     from albert_tf.data.builder import build_pretraining_data
 
     def main(argv):
@@ -40,8 +38,8 @@ from collections.abc import Callable
 
 from absl import app, flags
 
+from albert_tf import environment
 from albert_tf.errors import UserError, report_user_error
-from albert_tf.runtime.onednn import choose_onednn
 
 VERBOSE_ENV = "ALBERT_TF_VERBOSE"
 USER_ERROR_EXIT_CODE = 2
@@ -78,15 +76,8 @@ class _HeldStderr:
             os.write(2, b"".join(kept))
 
 
-_held_stderr = None
-if "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
-    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    _held_stderr = _HeldStderr()
-
-# Also before TensorFlow loads: its oneDNN rewrites where TensorFlow would leave them off and they
-# measured faster (albert_tf.runtime.onednn); a bad ALBERT_TF_ONEDNN is reported by `run`.
-# (Not for `--help`: a first run on a new machine would probe before showing it.)
 _ABSL_HELP_FLAGS = ("help", "helpshort", "helpfull", "helpxml")
+_held_stderr: _HeldStderr | None = None
 
 
 def is_help_flag(arg: str) -> bool:
@@ -96,14 +87,15 @@ def is_help_flag(arg: str) -> bool:
     )
 
 
-try:
-    ONEDNN_CHOICE: str | UserError = (
-        "not decided: help only"
-        if any(is_help_flag(arg) for arg in sys.argv[1:])
-        else choose_onednn()
-    )
-except UserError as _error:
-    ONEDNN_CHOICE = _error
+def begin() -> None:
+    """Quiets TensorFlow's start-up (see the module docstring); call before TensorFlow loads.
+
+    Does nothing where the user set `TF_CPP_MIN_LOG_LEVEL`, or when called again.
+    """
+    global _held_stderr
+    if _held_stderr is None and "TF_CPP_MIN_LOG_LEVEL" not in os.environ:
+        os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+        _held_stderr = _HeldStderr()
 
 
 def release_stderr() -> None:
@@ -120,7 +112,7 @@ flags.DEFINE_bool(
 def verbose() -> bool:
     """True when the user asked for tracebacks (`--verbose` or `ALBERT_TF_VERBOSE=1`)."""
     from_flag = flags.FLAGS.is_parsed() and flags.FLAGS.verbose
-    return bool(from_flag) or os.environ.get(VERBOSE_ENV, "") not in ("", "0")
+    return bool(from_flag) or environment.switch(VERBOSE_ENV, default="off") == "on"
 
 
 def _parse_flags(argv: list[str]) -> list[str]:
@@ -164,9 +156,6 @@ def run(main: Callable[[list[str]], object]) -> None:
             sys.exit(USER_ERROR_EXIT_CODE)
 
     release_stderr()
-    if isinstance(ONEDNN_CHOICE, UserError):
-        report_user_error(ONEDNN_CHOICE)
-        sys.exit(USER_ERROR_EXIT_CODE)
     _list_generated_flags_in_help()
     if _held_stderr is not None:
         # TensorFlow's Python-side INFO lines (signature renames, saver and asset notices)

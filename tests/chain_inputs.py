@@ -1,6 +1,6 @@
 """Small inputs for the Transformer's chains (bias + activation, residual LayerNorm, softmax).
 
-Shared by the tests of the plain reference (`tests/models/test_forms.py`) and of its fused
+Shared by the tests of the plain reference (`tests/models/test_chains.py`) and of its fused
 forms (`tests/runtime/test_fused_kernels.py`).
 """
 

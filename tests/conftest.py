@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import os
 import pathlib
 
 import pytest
 
-from albert_tf.runtime.options import RuntimeOptions, environment_variable
-
-# `--precision=auto` probes the machine; tests (and the scripts they start) get float32
-# everywhere so their numbers and tolerances do not depend on the CPU CI happens to run on.
-os.environ.setdefault("ALBERT_TF_AUTO_PRECISION", "float32")
+# `--precision=auto` follows the machine (bf16 on AMX CPUs); tests (and the commands they start)
+# get float32 everywhere so their numbers and tolerances do not depend on the CPU CI runs on.
+# The speed-only forms are left to the machine (`Runtime.for_machine()`), as users get them.
+os.environ.setdefault("ALBERT_TF_PRECISION", "float32")
 
 from albert_tf.tokenization.train import train_sentencepiece
 from tests.seeding import pytest_runtest_setup  # noqa: F401 (hook)
@@ -21,14 +19,6 @@ from tests.xdist_groups import (  # noqa: F401 (hooks)
     pytest_collection_modifyitems,
     pytest_configure,
 )
-
-# Likewise the runtime's speed-only forms: outside tests/runtime (which turns each on and holds it
-# to the plain reference, and tests the per-machine choice with patched probes) every test runs
-# the plain reference, whatever a probe of this machine would pick.
-for _form in dataclasses.fields(RuntimeOptions):
-    os.environ.setdefault(environment_variable(_form.name), "0")
-# And the commands the tests start leave TensorFlow's oneDNN default as it is (no probe).
-os.environ.setdefault("ALBERT_TF_ONEDNN", "0")
 
 
 def pytest_collection_finish(session):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -11,11 +12,13 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
-# A script that starts through cli.run and makes TensorFlow log (C++ at start-up, Python INFO).
+# A script that starts as `albert-tf` does (`cli.begin()` before TensorFlow loads, then
+# `cli.run`) and makes TensorFlow log (C++ at start-up, Python INFO).
 _SCRIPT = textwrap.dedent(
     """
     import logging
     from albert_tf import cli
+    cli.begin()
     import tensorflow as tf
     from absl import logging as absl_logging
 
@@ -56,7 +59,44 @@ def test_tensorflow_logs_are_quiet_by_default_and_shown_when_asked():
     assert "a TensorFlow Python INFO line" in loud and "a TensorFlow absl INFO line" in loud
 
 
-def test_the_test_process_never_imports_cli():
-    # It would quiet this process's stderr and mark every subprocess's TensorFlow logs as
-    # asked for (conftest.py's collect_ignore); scripts import it in their own process.
-    assert "albert_tf.cli" not in sys.modules
+# Imports every albert_tf module (the commands' aside: each defines its flags for its own
+# process) and prints what changed in the process.
+_IMPORT_ALL = textwrap.dedent(
+    """
+    import json, os, pkgutil, subprocess, threading, importlib
+    def state():
+        return {
+            "environ": dict(os.environ),
+            "fds": sorted(os.listdir("/proc/self/fd")),
+            "children": subprocess.run(
+                ["ps", "--ppid", str(os.getpid()), "-o", "pid="], capture_output=True, text=True
+            ).stdout.split(),
+        }
+    import albert_tf, tensorflow  # TensorFlow's own start-up is not albert_tf's doing.
+    before = state()
+    names = [m.name for m in pkgutil.walk_packages(albert_tf.__path__, "albert_tf.")
+             if not m.name.startswith("albert_tf.commands.")]
+    for name in names:
+        importlib.import_module(name)
+    after = state()
+    changed = {k for k in set(before["environ"]) | set(after["environ"])
+               if before["environ"].get(k) != after["environ"].get(k)}
+    print(json.dumps({"modules": len(names), "environ": sorted(changed),
+                      "fds": before["fds"] != after["fds"],
+                      "children": after["children"][1:]}))
+    """
+)
+
+
+@pytest.mark.slow  # A subprocess imports every module.
+def test_importing_any_module_changes_nothing_in_the_process(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
+    env.update(PYTHONPATH=str(REPO_ROOT), XDG_CACHE_HOME=str(tmp_path))
+    result = subprocess.run(
+        [sys.executable, "-c", _IMPORT_ALL], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["modules"] > 150
+    assert report == {"modules": report["modules"], "environ": [], "fds": False, "children": []}
+    assert not list(tmp_path.iterdir())  # No cache written.

@@ -35,14 +35,3 @@ def test_each_test_starts_from_the_same_draws():
 def test_the_hook_runs_before_each_test(request):
     hooks = request.config.pluginmanager.hook.pytest_runtest_setup.get_hookimpls()
     assert pytest_runtest_setup in [hook.function for hook in hooks]
-
-
-def test_the_hook_puts_back_the_plain_forms(request):
-    from albert_tf import runtime
-    from albert_tf.models import forms
-
-    runtime.configure(runtime.RuntimeOptions(fused_kernels="on", frozen_serving="off"))
-    assert forms.installed("scaled_masked_softmax") is not None  # What an earlier run leaves.
-    pytest_runtest_setup(request.node)
-    assert forms.installed("scaled_masked_softmax") is None
-    assert not runtime.describe()["configured"]

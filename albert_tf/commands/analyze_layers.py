@@ -14,11 +14,9 @@ from __future__ import annotations
 
 from absl import flags
 
-from albert_tf import cli, runtime
-from albert_tf.config_flags import config_from_flags, define_flags
+from albert_tf import cli
 from albert_tf.experiments.layer_analysis import layer_transitions_csv
 from albert_tf.experiments.layer_report import analyze_encoder_files
-from albert_tf.runtime.options import RuntimeOptions
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("encoder_files", None, "encoder.keras files or pretraining output dirs.")
@@ -28,13 +26,11 @@ flags.DEFINE_integer("max_seq_length", 512, "Length the records were written wit
 flags.DEFINE_integer("max_predictions_per_seq", 20, "Masked positions per record.")
 flags.DEFINE_integer("num_records", 256, "Records to average over.")
 flags.DEFINE_string("output_dir", None, "Where layer_transitions.{csv,png} go.")
-define_flags(RuntimeOptions)  # The speed-only forms.
 flags.mark_flags_as_required(["encoder_files", "input_file", "output_dir"])
 
 
 def main(argv: list[str]) -> None:
     del argv
-    runtime.configure(config_from_flags(RuntimeOptions))  # The forms this machine runs faster.
     models = analyze_encoder_files(
         FLAGS.encoder_files,
         FLAGS.names,

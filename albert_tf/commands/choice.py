@@ -15,7 +15,7 @@ See albert_tf.finetune.multiple_choice. Examples:
 
 from __future__ import annotations
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
 from albert_tf.finetune.multiple_choice.task import MultipleChoiceTask
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from absl import flags
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.convert.convert import FORMATS, convert_checkpoint
 from albert_tf.convert.vocabulary_growth import grow_checkpoint
 

@@ -21,7 +21,7 @@ import sys
 
 from absl import flags, logging
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.errors import UserError

@@ -10,7 +10,7 @@ import json
 
 from absl import flags
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.data.statistics import format_statistics, pretraining_data_statistics
 from albert_tf.file_patterns import expand_file_patterns, without_build_manifests
 from albert_tf.tokenization.model_proto import MASK_ID, load_albert_model_proto

@@ -3,8 +3,8 @@
 Each command is a module of this package (`albert_tf/commands/<command>.py`, with `-` written
 `_`) that defines its absl flags and, run as `__main__`, calls `cli.run(main)`, as a script
 would. absl flags are process-wide (two commands' flags would clash), so the dispatcher
-imports only the chosen command, after `albert_tf.cli` (the quiet start-up must come before
-TensorFlow loads), and runs it as `__main__`: absl's `--help` then shows that command's
+imports only the chosen command, after `albert_tf.cli.begin()` (the quiet start-up must come
+before TensorFlow loads), and runs it as `__main__`: absl's `--help` then shows that command's
 docstring and flags, and errors follow `albert_tf.cli`'s convention (one `error:` line, exit
 status 2). `python -m albert_tf.commands COMMAND ...` is the same command line.
 
@@ -82,7 +82,9 @@ def run_command(command: str, argv: Sequence[str]) -> None:
     `argv[0]` is the program name the command's help and errors show (e.g. `albert-tf data`).
     The command exits through `sys.exit` (absl's `app.run`).
     """
-    from albert_tf import cli  # noqa: F401  (first: quiets TensorFlow's C++ logs before it loads)
+    from albert_tf import cli
+
+    cli.begin()  # First: quiets TensorFlow's C++ logs before it loads.
 
     spec = importlib.util.find_spec(module_name(command))
     module = importlib.util.module_from_spec(spec)
@@ -111,7 +113,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _unknown_command(command: str) -> int:
-    # Not through albert_tf.cli, whose import decides TensorFlow's oneDNN setting.
     from albert_tf.errors import UserError, report_user_error
 
     report_user_error(

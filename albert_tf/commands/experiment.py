@@ -27,7 +27,7 @@ from albert_tf.experiments.presets import PRESETS
 from albert_tf.experiments.records import ExperimentInputs
 from albert_tf.experiments.runner import run_experiment
 from albert_tf.experiments.scale import SCALES
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import RuntimeOptions
 
 FLAGS = flags.FLAGS
 flags.DEFINE_enum("preset", None, list(PRESETS), "The ablation to run.")
@@ -93,7 +93,7 @@ def main(argv: list[str]) -> None:
         FLAGS.parallelism,
         tuple(FLAGS.cells),
         downstream,
-        config_from_flags(RuntimeOptions),
+        config_from_flags(RuntimeOptions).resolve(),
     )
     logging.info("Cells run now: %s", ", ".join(result.ran) or "none (all finished earlier)")
     for path in result.files:

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 from absl import flags
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.convert.convert import load_model
 from albert_tf.errors import UserError
 from albert_tf.export.saved_model import export_saved_model
 from albert_tf.export.tfhub import export_tfhub
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import RuntimeOptions
 
 flags.DEFINE_enum(
     "format",
@@ -120,7 +120,7 @@ def main(argv: list[str]) -> None:
             do_lower_case=values.do_lower_case,
             top_k=values.top_k,
             overwrite=values.overwrite,
-            runtime_options=config_from_flags(RuntimeOptions),
+            runtime=config_from_flags(RuntimeOptions).resolve(),
         )
     print(f"Exported {export_dir}")
 

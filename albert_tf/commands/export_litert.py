@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from absl import flags
 
-from albert_tf import cli  # First: quiets TensorFlow's C++ logs before it loads.
+from albert_tf import cli
 from albert_tf.errors import UserError
 from albert_tf.export.finetuned_run import is_finetuned_run
 from albert_tf.export.litert_export import (
@@ -54,7 +54,6 @@ def load_source(source: str, spm_model_file: str | None, albert_config: str | No
 
 def main(argv: list[str]) -> None:
     del argv
-    # No runtime.configure(): the converter is given the plain reference (no XLA kernels).
     values = flags.FLAGS
     try:
         batch_sizes = [int(value) for value in values.batch_sizes]

@@ -16,9 +16,9 @@ import json
 
 from absl import flags, logging
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.config_flags import config_from_flags, define_flags
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import RuntimeOptions
 from albert_tf.training.pretrain import train_and_evaluate
 from albert_tf.training.pretrain_config import PretrainConfig
 
@@ -30,7 +30,8 @@ flags.DEFINE_string("output_dir", None, "Checkpoints, summaries and the final en
 def main(argv: list[str]) -> None:
     del argv
     config = config_from_flags(PretrainConfig)
-    metrics = train_and_evaluate(config, flags.FLAGS.output_dir, config_from_flags(RuntimeOptions))
+    runtime = config_from_flags(RuntimeOptions).resolve()
+    metrics = train_and_evaluate(config, flags.FLAGS.output_dir, runtime)
     logging.info("Final metrics: %s", json.dumps(metrics, indent=2, sort_keys=True))
 
 

@@ -18,7 +18,7 @@ import time
 
 from absl import flags, logging
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 
 # isort: split
 # TensorFlow loads here, while `cli` holds stderr (its C++ start-up lines are dropped); an
@@ -29,7 +29,7 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the S
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.output_lock import output_lock
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import RuntimeOptions
 
 # Package data: a link to data/sample.txt in the repository, a copy in the wheel.
 SAMPLE_CORPUS = "sample.txt"
@@ -118,11 +118,12 @@ def main(argv: list[str]) -> None:
     total = time.perf_counter()
     workdir = os.path.abspath(FLAGS.workdir)
     documents = read_corpus(FLAGS.input_file, FLAGS.eval_documents)  # Checked first.
+    runtime = config_from_flags(RuntimeOptions).resolve()
     with output_lock(workdir, directory=True):
-        _run_pipeline(workdir, documents, total, tf)
+        _run_pipeline(workdir, documents, total, tf, runtime)
 
 
-def _run_pipeline(workdir: str, documents: list[str], total: float, tf) -> None:
+def _run_pipeline(workdir: str, documents: list[str], total: float, tf, runtime) -> None:
     from albert_tf.config import AlbertConfig
     from albert_tf.data.builder import BuilderOptions, build_pretraining_data
     from albert_tf.export.fill_mask_words import whole_word_candidates
@@ -190,7 +191,7 @@ def _run_pipeline(workdir: str, documents: list[str], total: float, tf) -> None:
             precision=FLAGS.precision,
         ),
         pretrain_dir,
-        config_from_flags(RuntimeOptions),  # Export keeps the forms chosen here.
+        runtime,
     )
     for name in sorted(k for k in metrics if k.startswith("eval/")):
         print(f"    {name} = {metrics[name]:.4f}")
@@ -205,6 +206,7 @@ def _run_pipeline(workdir: str, documents: list[str], total: float, tf) -> None:
         albert_config=config_file,
         seq_length=FLAGS.max_seq_length,
         top_k=50,  # fill_mask ranks pieces; step 5 shows the best whole words among them
+        runtime=runtime,
     )
     _done(start, f"wrote {export_dir}")
 

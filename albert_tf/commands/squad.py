@@ -15,7 +15,7 @@ Examples:
 
 from __future__ import annotations
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
 from albert_tf.finetune.span_qa.task import SquadTask
 

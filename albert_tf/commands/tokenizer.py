@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from absl import flags
 
-from albert_tf import cli  # first: quiets TensorFlow's C++ logs before it loads
+from albert_tf import cli
 from albert_tf.errors import UserError
 from albert_tf.tokenization.segmentation_report import report_table
 from albert_tf.tokenization.train import train_sentencepiece

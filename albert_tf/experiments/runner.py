@@ -70,7 +70,7 @@ from albert_tf.experiments.scale import ExperimentScale
 from albert_tf.experiments.tables import write_csv, write_markdown
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
 from albert_tf.output_lock import output_lock
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import Runtime
 
 if TYPE_CHECKING:  # Imported where used: the experiments package loads without TensorFlow.
     from albert_tf.config import AlbertConfig
@@ -151,12 +151,12 @@ def run_cell(
     vocab_size: int,
     inputs: ExperimentInputs | None = None,
     downstream: DownstreamOptions | None = None,
-    runtime_options: RuntimeOptions | None = None,
+    runtime: Runtime | None = None,
 ) -> dict:
     """Trains (or resumes) and evaluates one cell; writes and returns its result row.
 
     With `downstream` (and `inputs`, for the tokenizer), also fine-tunes the cell's encoder.
-    `runtime_options` choose the speed-only forms (`train_and_evaluate`).
+    `runtime`: the speed-only forms (`train_and_evaluate`).
     """
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.pretrainer import AlbertPretrainer
@@ -171,7 +171,7 @@ def run_cell(
     resumed = os.path.exists(os.path.join(workdir, "checkpoint"))
     pretrain_config = _pretrain_config(cell, preset, scale, experiment_dir, config_file)
     start = time.monotonic()
-    train_and_evaluate(pretrain_config, workdir, runtime_options)
+    train_and_evaluate(pretrain_config, workdir, runtime)
     wall_seconds = time.monotonic() - start
 
     model = AlbertPretrainer(AlbertEncoder(albert_config))
@@ -323,13 +323,13 @@ def run_experiment(
     parallelism: int = 1,
     only_cells: tuple[str, ...] = (),
     downstream: DownstreamOptions | None = None,
-    runtime_options: RuntimeOptions | None = None,
+    runtime: Runtime | None = None,
 ) -> ExperimentResult:
     """Runs (or finishes) a preset in `experiment_dir`; see the module docstring.
 
     `only_cells`: run and tabulate only these cells of the preset (all when empty).
     `downstream`: also fine-tune every cell's encoder on this task (a results column).
-    `runtime_options`: the speed-only forms the cells train with (the command's flags).
+    `runtime`: the speed-only forms the cells train with.
     """
     preset = get_preset(preset_name)
     experiment_dir = os.path.abspath(experiment_dir)
@@ -342,7 +342,7 @@ def run_experiment(
             parallelism,
             only_cells,
             downstream,
-            runtime_options,
+            runtime,
         )
 
 
@@ -354,7 +354,7 @@ def _run_experiment(
     parallelism: int,
     only_cells: tuple[str, ...],
     downstream: DownstreamOptions | None,
-    runtime_options: RuntimeOptions | None,
+    runtime: Runtime | None,
 ) -> ExperimentResult:
     preset_name = preset.name
     if not preset.trains:
@@ -390,9 +390,7 @@ def _run_experiment(
             continue
         logging.info("Cell %s: training.", cell.name)
         rows.append(
-            run_cell(
-                cell, preset, scale, experiment_dir, vocab_size, inputs, downstream, runtime_options
-            )
+            run_cell(cell, preset, scale, experiment_dir, vocab_size, inputs, downstream, runtime)
         )
         ran.append(cell.name)
     return ExperimentResult(rows, ran, write_outputs(preset, scale, rows, experiment_dir))

@@ -37,7 +37,6 @@ from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.export.saved_state import saved_root
 from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.output_lock import output_lock
-from albert_tf.runtime.frozen_weights import frozen_serving_enabled
 
 # name -> (function, input signature); the function returns a dict of named tensors.
 Endpoints = Mapping[str, tuple[Callable, Sequence[tf.TensorSpec]]]
@@ -48,7 +47,6 @@ def export_endpoints(
     endpoints: Endpoints,
     tracked: Sequence[keras.layers.Layer],
     overwrite: bool = False,
-    frozen: Sequence[keras.layers.Layer] = (),
 ) -> str:
     """Writes a SavedModel at `export_dir` whose signatures are `endpoints`; returns its path.
 
@@ -58,12 +56,10 @@ def export_endpoints(
         tracked: every built Keras layer or model the functions use through its variables or
             resources (these are saved).
         overwrite: replace an existing `export_dir`, once the new one is complete.
-        frozen: models the functions use through `frozen_inference`: their weights are saved
-            as graph constants, and they are tracked only when `ALBERT_TF_FROZEN_SERVING=0`.
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
     with output_lock(export_dir):
-        return _write_endpoints(export_dir, endpoints, tracked, overwrite, frozen)
+        return _write_endpoints(export_dir, endpoints, tracked, overwrite)
 
 
 def _write_endpoints(
@@ -71,23 +67,20 @@ def _write_endpoints(
     endpoints: Endpoints,
     tracked: Sequence[keras.layers.Layer],
     overwrite: bool,
-    frozen: Sequence[keras.layers.Layer],
 ) -> str:
     refuse_existing(export_dir, overwrite)
-    saved = tracked if frozen_serving_enabled() else [*tracked, *frozen]
-    root = saved_root(saved)
+    root = saved_root(tracked)
     signatures = {}
     for name, (function, input_signature) in endpoints.items():
         traced = tf.function(function, input_signature=list(input_signature), autograph=False)
         setattr(root, name, traced)  # Callable on the loaded object too.
         signatures[name] = traced
     signatures.setdefault("serving_default", next(iter(signatures.values())))
-    layers = [*tracked, *frozen]
-    needed = lambda: variables_bytes(v for layer in layers for v in layer.weights)  # noqa: E731
+    needed = lambda: variables_bytes(v for layer in tracked for v in layer.weights)  # noqa: E731
     with (
         explain_disk_full(export_dir, needed),
         atomic_output_directory(export_dir, overwrite) as temp_dir,
     ):
         tf.saved_model.save(root, temp_dir, signatures=signatures)
-        write_warmup_requests(temp_dir, layers)
+        write_warmup_requests(temp_dir, tracked)
     return export_dir

@@ -48,18 +48,18 @@ import keras
 import tensorflow as tf
 from tensorflow.core.protobuf import trackable_object_graph_pb2
 
-from albert_tf import runtime
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.config import AlbertConfig
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import BUNDLE_SUBDIR, save_encoder_bundle
+from albert_tf.export.serving_copy import serving_copy
 from albert_tf.export.serving_module import AlbertServingModule
 from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.model_proto import load_albert_model_proto
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from albert_tf.training.checkpointing import find_checkpoint, read_into
@@ -186,7 +186,7 @@ def export_saved_model(
     do_lower_case: bool = True,
     top_k: int = 5,
     overwrite: bool = False,
-    runtime_options: RuntimeOptions | None = None,
+    runtime: Runtime | None = None,
 ) -> str:
     """Exports the SavedModel and the Keras bundle into `export_dir` (see the module docstring).
 
@@ -200,8 +200,8 @@ def export_saved_model(
         do_lower_case: lowercase while normalizing, as in training.
         top_k: candidates per `[MASK]` in `fill_mask`.
         overwrite: replace an existing `export_dir` (only once the new export is complete).
-        runtime_options: the speed-only forms (the command's flags), unless this process chose
-            them already (`albert_tf.runtime.configure`).
+        runtime: its `compiled_serving` compiles one-text calls (default: the plain
+            reference).
 
     Returns:
         `export_dir`.
@@ -217,7 +217,7 @@ def export_saved_model(
             do_lower_case,
             top_k,
             overwrite,
-            runtime_options,
+            runtime or Runtime.plain(),
         )
 
 
@@ -230,15 +230,14 @@ def _export_saved_model(
     do_lower_case: bool,
     top_k: int,
     overwrite: bool,
-    runtime_options: RuntimeOptions | None,
+    runtime: Runtime,
 ) -> str:
     refuse_existing(export_dir, overwrite)  # Before the slow part; checked again at the end.
     load_albert_model_proto(spm_model_file)  # Fail early on a missing or invalid tokenizer.
     if isinstance(model, str):
         model = load_albert_model(model, albert_config)
-    encoder, masked_lm_head = _parts(model)
-    # Once the inputs are checked: whether the signatures serve on constant weights.
-    runtime.configure(runtime_options)
+    # A copy where `model` computes other than the plain chains (it trained with fused ones).
+    encoder, masked_lm_head = _parts(serving_copy(model, stored_as_computed=False))
     if masked_lm_head is None:
         logging.warning("Exporting an encoder without masked-LM head: no fill_mask signature.")
     module = AlbertServingModule(
@@ -248,6 +247,7 @@ def _export_saved_model(
         do_lower_case=do_lower_case,
         masked_lm_head=masked_lm_head,
         top_k=top_k,
+        compiled_serving=runtime.compiled_serving,
     )
 
     signatures = module.signatures()

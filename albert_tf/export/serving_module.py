@@ -44,7 +44,7 @@ from albert_tf.errors import UserError
 from albert_tf.export.saved_state import saved_variables, trackable_resources
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
-from albert_tf.runtime.frozen_weights import frozen_inference, frozen_serving_enabled
+from albert_tf.runtime.compiled_serving import compiled_for_one_row
 from albert_tf.tokenization.text_packing import pack_segments
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
@@ -52,15 +52,20 @@ from albert_tf.tokenization.tokenizer import AlbertTokenizer
 class _KerasParts:
     """Holds the Keras objects without `tf.Module` tracking them (see `AlbertServingModule`)."""
 
-    def __init__(self, encoder, masked_lm_head, text_tokenizer):
+    def __init__(self, encoder, masked_lm_head, text_tokenizer, compiled_serving):
         self.encoder = encoder
-        # The encoder's forward pass, on constant weights where the runtime chose them.
-        self.encode = frozen_inference(encoder)
+        # The encoder's forward pass (one trace for every signature that calls it).
+        self.encode = tf.function(
+            lambda inputs: encoder(inputs, training=False), input_signature=[_IDS_DICT_SPEC]
+        )
+        if compiled_serving:
+            self.encode = compiled_for_one_row(self.encode, [_IDS_DICT_SPEC])
         self.masked_lm_head = masked_lm_head
         self.text_tokenizer = text_tokenizer
 
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
+_IDS_DICT_SPEC = {name: _IDS_SPEC for name in ("input_word_ids", "input_mask", "input_type_ids")}
 _TEXT_SPEC = tf.TensorSpec([None], tf.string)
 
 
@@ -68,15 +73,15 @@ class AlbertServingModule(tf.Module):
     """Encoder (+ masked-LM head) with in-graph tokenization, ready for `tf.saved_model.save`.
 
     Args:
-        encoder: the `AlbertEncoder`. Where the runtime chose frozen serving its weights are
-            read here and the signatures hold them as graph constants (the masked-LM head keeps
-            variables, tied to the word embeddings).
+        encoder: the `AlbertEncoder` (the signatures read its variables).
         spm_model_file: the SentencePiece `.model` file the encoder was trained with.
         seq_length: default packed length of the text signatures.
         do_lower_case: lowercase while normalizing, as in training.
         masked_lm_head: the pretrainer's `masked_lm_head`, tied to `encoder`'s word embeddings;
             None to export without `fill_mask`.
         top_k: number of candidates per `[MASK]` in `fill_mask`.
+        compiled_serving: serve one text per call as one XLA program
+            (`albert_tf.runtime.compiled_serving`).
     """
 
     def __init__(
@@ -87,6 +92,7 @@ class AlbertServingModule(tf.Module):
         do_lower_case: bool = True,
         masked_lm_head: AlbertMaskedLMHead | None = None,
         top_k: int = 5,
+        compiled_serving: bool = False,
     ):
         super().__init__(name="albert_serving")
         config = encoder.config
@@ -108,11 +114,12 @@ class AlbertServingModule(tf.Module):
         # tracked): saving them as Keras layers breaks TF1-style loaders (saved_model_cli run,
         # TF Serving), which then do not find the variables. The module tracks the variables
         # and resources the functions use instead (`albert_tf.export.saved_state`): the
-        # encoder's unless it serves on constant weights, the head's (tied to the word
-        # embeddings), the tokenizer's SentencePiece model.
-        self._keras = _KerasParts(encoder, masked_lm_head, tokenizer.text_tokenizer_layer)
-        used = [] if frozen_serving_enabled() else [encoder]
-        used += [masked_lm_head] if masked_lm_head is not None else []
+        # encoder's, the head's (tied to the word embeddings), the tokenizer's SentencePiece
+        # model.
+        self._keras = _KerasParts(
+            encoder, masked_lm_head, tokenizer.text_tokenizer_layer, compiled_serving
+        )
+        used = [encoder] + ([masked_lm_head] if masked_lm_head is not None else [])
         self._captured_variables = saved_variables(used)
         self._resources = trackable_resources([tokenizer.text_tokenizer_layer])
         self.sentencepiece_model_file = tf.saved_model.Asset(os.path.abspath(spm_model_file))

@@ -1,10 +1,12 @@
 """`export_task_model`: a fine-tuned task model behind its family's SavedModel signatures.
 
 Every task family serves the same way: the model is copied with its weights stored in the
-compute dtype (`serving_copy`), its forward pass runs on constant weights (`frozen_inference`),
-and the family's signature functions wrap that forward pass with in-graph tokenization and
-decoding; `export_endpoints` writes the whole atomically. A family supplies only its
-signatures (a function of the forward pass) and the featurizer layers they use.
+compute dtype (`serving_copy`: plain chains, whatever it trained with), its forward pass is a
+`tf.function` over the copy's variables (compiled by XLA for one row per call where the
+`Runtime` says so: `compiled_for_one_row`), and the family's signature functions wrap that
+forward pass with in-graph tokenization and decoding; `export_endpoints` writes the whole
+atomically. A family supplies only its signatures (a function of the forward pass) and the
+featurizer layers they use.
 
 Illustration (not run):
     def signatures(predict):
@@ -22,10 +24,11 @@ import keras
 import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints, export_endpoints
-from albert_tf.runtime.frozen_weights import frozen_inference
-from albert_tf.runtime.serving_weights import serving_copy
+from albert_tf.export.serving_copy import serving_copy
+from albert_tf.runtime.compiled_serving import compiled_for_one_row
+from albert_tf.runtime.runtime import Runtime
 
-# The model's forward pass: features -> outputs (its weights as graph constants).
+# The model's forward pass: features -> outputs.
 Predict = Callable[[Any], Any]
 
 
@@ -48,6 +51,7 @@ def export_task_model(
     signatures: Callable[[Predict], Endpoints],
     assets: Sequence[keras.layers.Layer],
     overwrite: bool = False,
+    runtime: Runtime | None = None,
 ) -> str:
     """Writes the SavedModel at `export_dir` (complete, then renamed); returns its path.
 
@@ -58,7 +62,19 @@ def export_task_model(
         assets: the built featurizer layers the signatures call (tokenizers: their
             SentencePiece model is saved with them).
         overwrite: replace an existing `export_dir` once the new one is complete.
+        runtime: its `compiled_serving` compiles one-row calls (default: the plain reference).
     """
     served = serving_copy(model)
-    endpoints = signatures(frozen_inference(served))
-    return export_endpoints(export_dir, endpoints, list(assets), overwrite, frozen=[served])
+    endpoints = signatures(model_forward(served, runtime or Runtime.plain()))
+    return export_endpoints(export_dir, endpoints, [*assets, served], overwrite)
+
+
+def model_forward(model: keras.Model, runtime: Runtime) -> Predict:
+    """`model(inputs, training=False)` as a `tf.function` of any batch and length, compiled
+    for one row per call where `runtime.compiled_serving`.
+
+    One input signature: every serving signature that calls it shares one trace of the model.
+    """
+    signature = [tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), model.input)]
+    forward = tf.function(lambda inputs: model(inputs, training=False), input_signature=signature)
+    return compiled_for_one_row(forward, signature) if runtime.compiled_serving else forward

@@ -38,8 +38,9 @@ Keras 3 (no tf-keras) loads it with `tf.saved_model.load(encoder_dir)` or
 
 The export computes in float32 whatever the model's dtype policy (a `mixed_bfloat16` run
 included): the encoder is rebuilt in float32 with every layer's output and the weights copied,
-so the SavedModel shares no variables with `model`. It is traced on the plain reference forms
-(`albert_tf.runtime` off for the export), not on the speed-only forms this machine chose.
+so the SavedModel shares no variables with `model`, and the rebuilt layers compute the plain
+chains (`albert_tf.models.chains.PLAIN`) whatever `model` trained with: the export is the same
+on every machine.
 
 As in `serving_module.py`, the Keras objects stay out of the SavedModel's object graph
 (TF1-style loaders such as TF Serving then find the variables); the variables are tracked as
@@ -57,7 +58,6 @@ import os
 
 import tensorflow as tf
 
-from albert_tf import runtime
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import UserError
@@ -71,9 +71,6 @@ from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 _INPUT_SPECS = {name: tf.TensorSpec([None, None], tf.int32, name=name) for name in INPUT_NAMES}
 _POSITIONS = "masked_lm_positions"
-# The graph is traced on the plain reference forms, whatever this process chose for itself: it
-# trains and runs on other machines (GPUs, TPUs) than the one that measured the speed-only ones.
-_REFERENCE_FORMS = runtime.RuntimeOptions.reference()
 
 
 def albert_parts(model) -> tuple[AlbertEncoder, AlbertMaskedLMHead | None]:
@@ -238,14 +235,13 @@ def export_tfhub_encoder(
     export_dir = os.path.abspath(os.fspath(export_dir))
     with output_lock(export_dir):
         refuse_existing(export_dir, overwrite)
-        check_tokenizer(model, spm_model_file)  # Before the runtime's log lines.
-        with runtime.configured(_REFERENCE_FORMS):
-            _write(export_dir, model, spm_model_file, overwrite)
+        check_tokenizer(model, spm_model_file)
+        _write(export_dir, model, spm_model_file, overwrite)
     return export_dir
 
 
 def _write(export_dir: str, model, spm_model_file: str, overwrite: bool) -> None:
-    """The SavedModel, traced and written under the forms in force (see `export_tfhub_encoder`)."""
+    """The SavedModel, traced and written (see `export_tfhub_encoder`)."""
     root = TfHubEncoder(model, spm_model_file)
     if not hasattr(root, "mlm"):
         logging.warning("Exporting an encoder without the masked-LM head: no `mlm`.")

@@ -5,7 +5,7 @@ config asks (`do_train`, `do_eval`, `do_predict`, `export_saved_model`), the sam
 family (`albert_tf.finetune.task.FinetuneTask`, found by the config's type in the registry):
 
 1. take the output directory's lock (one job per directory), seed everything, choose the
-   strategy, the precision and this machine's speed-only forms (`albert_tf.runtime`);
+   strategy and the precision; the speed-only forms are the `Runtime` passed in;
 2. read and check every input the asked steps need, and the finished run's `task.json` when
    not training, before anything is written: a bad file fails with its name and line and
    leaves `output_dir` as it was;
@@ -15,7 +15,7 @@ family (`albert_tf.finetune.task.FinetuneTask`, found by the config's type in th
 Layout of `output_dir` (families add their prediction files):
 
     finetune_config.json, task.json, spm.model, model.keras   `albert_tf.export.finetuned_run`
-    runtime.json                                              the speed-only forms chosen
+    runtime.json                                              the speed-only forms used
     checkpoints/, backup/, logs/train                         `albert_tf.finetune.training`
     eval_results.json, logs/eval                              the scores of `evaluate`
     logs/                                                     hparams (HParams dashboard)
@@ -35,7 +35,6 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from albert_tf import runtime
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.export.finetuned_run import (
@@ -52,8 +51,9 @@ from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
 from albert_tf.finetune.registry import family_for_config
 from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskInfo, TaskInputs
 from albert_tf.finetune.training import optimizer_step, train
+from albert_tf.models.chains import use_chains
 from albert_tf.output_lock import output_lock
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.training.hparams import hparam_values, write_hparams
 from albert_tf.training.precision import resolve_precision
 from albert_tf.training.strategy import create_strategy
@@ -64,12 +64,12 @@ SAVED_MODEL_DIR = "saved_model"
 
 
 def run_finetuning(
-    config: FinetuneConfig, output_dir: str, runtime_options: RuntimeOptions | None = None
+    config: FinetuneConfig, output_dir: str, runtime: Runtime | None = None
 ) -> dict[str, Any]:
     """Runs what `config` asks with the task family that takes it.
 
-    `runtime_options` (the scripts' flags) choose the speed-only forms, unless this process
-    chose them already (`albert_tf.runtime.configure`).
+    `runtime`: the speed-only forms the model trains and is exported with (default:
+    `Runtime.for_machine()`, what the commands run on this machine).
 
     Returns:
         A flat dict: `train_examples`, `train_steps`, `train_seconds`, `train/<metric>`
@@ -89,10 +89,10 @@ def run_finetuning(
             fix="leave it out",
         )
     with output_lock(output_dir, directory=True):  # One job per output directory.
-        return _run(task, output_dir, runtime_options)
+        return _run(task, output_dir, runtime or Runtime.for_machine())
 
 
-def _run(task: FinetuneTask, output_dir: str, runtime_options: RuntimeOptions | None) -> dict:
+def _run(task: FinetuneTask, output_dir: str, runtime: Runtime) -> dict:
     config = task.config
     keras.utils.set_random_seed(config.seed)
     strategy = create_strategy(config.strategy, config.tpu or None)
@@ -102,8 +102,7 @@ def _run(task: FinetuneTask, output_dir: str, runtime_options: RuntimeOptions | 
     with strategy.scope():
         info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
         featurizer = task.featurizer(spm_model_file, info)
-    # Every input is checked: choose the speed-only forms (their choice runs ops, and logs).
-    runtime.configure(runtime_options)
+    use_chains(model, runtime.chains)
     if config.do_train:  # The run's files may be written now.
         task_json = {FAMILY_KEY: task.name, **info.to_json()}
         write_run_files(output_dir, config.to_json_string(), task_json, spm_model_file)
@@ -125,6 +124,7 @@ def _run(task: FinetuneTask, output_dir: str, runtime_options: RuntimeOptions | 
             lambda predict: task.serving_signatures(run, predict),
             task.serving_layers(run),
             overwrite=True,
+            runtime=runtime,
         )
     return results
 

@@ -27,7 +27,7 @@ from albert_tf.errors import UserError
 from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.task import FinetuneTask
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import RuntimeOptions
 
 FLAGS = flags.FLAGS
 
@@ -61,8 +61,8 @@ def finetune_main(family: type[FinetuneTask]) -> Callable[[list[str]], None]:
     def main(argv: list[str]) -> None:
         del argv
         config = finetune_config_from_flags(family.config_class)
-        runtime_options = config_from_flags(RuntimeOptions)
-        results = run_finetuning(config, FLAGS.output_dir, runtime_options)
+        runtime = config_from_flags(RuntimeOptions).resolve()
+        results = run_finetuning(config, FLAGS.output_dir, runtime)
         logging.info("Results: %s", results)
         print(json.dumps(results, indent=2, default=str))
 

@@ -42,10 +42,10 @@ from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.finetuned_run import write_task_file
 from albert_tf.export.task_export import Predict
 from albert_tf.finetune.finetune_config import FinetuneConfig
+from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.pretrained_encoder import PretrainedEncoder
 from albert_tf.finetune.registry import register_family
 from albert_tf.models.encoder import AlbertEncoder
-from albert_tf.runtime.prediction import predict_outputs
 
 # The `task.json` key naming the family that wrote it (runs from before it have none).
 FAMILY_KEY = "family"

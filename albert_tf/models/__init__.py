@@ -1,11 +1,11 @@
 """ALBERT models in Keras 3: encoder with cross-layer sharing, heads, pretrainer, task models."""
 
 from albert_tf.models.attention import AlbertAttention
+from albert_tf.models.chains import Chains, get_activation, use_chains
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.models.embeddings import AlbertEmbeddings
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.feed_forward import AlbertFeedForward
-from albert_tf.models.forms import get_activation
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 from albert_tf.models.pretrainer import AlbertPretrainer
@@ -28,8 +28,10 @@ __all__ = [
     "AlbertSpanQA",
     "AlbertTokenClassifier",
     "AlbertTransformerBlock",
+    "Chains",
     "get_activation",
     "pretraining_loss_and_metrics",
     "pretraining_terms",
     "span_loss",
+    "use_chains",
 ]

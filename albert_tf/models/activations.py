@@ -1,6 +1,6 @@
 """Hidden activations named as in `albert_config.json`, as elementwise math.
 
-Layers apply them through `forms.bias_activation` / `forms.get_activation`.
+Layers apply them through their `Chains` (`albert_tf.models.chains`).
 """
 
 from __future__ import annotations

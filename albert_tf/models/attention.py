@@ -8,7 +8,7 @@ import keras
 from keras import ops
 
 from albert_tf.layer_config import ArgumentsConfig, store_arguments
-from albert_tf.models.forms import layer_norm_of_sum, scaled_masked_softmax
+from albert_tf.models.chains import UsesChains
 from albert_tf.models.positions import gather_positions
 from albert_tf.models.sub_layers import dense, layer_norm
 
@@ -24,7 +24,7 @@ def attention_mask_adder(input_mask) -> keras.KerasTensor:
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertAttention(ArgumentsConfig, keras.layers.Layer):
+class AlbertAttention(UsesChains, ArgumentsConfig, keras.layers.Layer):
     """Self-attention, output projection, dropout, residual and LayerNorm.
 
     Variables (kernels are [in, out], matching the original checkpoints):
@@ -121,17 +121,20 @@ class AlbertAttention(ArgumentsConfig, keras.layers.Layer):
 
             scores = ops.einsum("btnd,bsnd->bnts", query, key)
             # Softmax in float32 (bfloat16 aside): the -10000 adder and exp are unsafe in float16.
-            probs = scaled_masked_softmax(scores, 1.0 / math.sqrt(self.head_size), adder)
+            scale = 1.0 / math.sqrt(self.head_size)
+            probs = self.chains.scaled_masked_softmax(scores, scale, adder)
             probs = self.probs_dropout(probs, training=training)
 
             context = ops.einsum("bnts,bsnd->btnd", probs, value)
         context = ops.reshape(context, (batch, num_queries, self.hidden_size))
         if training and self.hidden_dropout_prob > 0:
             output = self.output_dropout(self.output_dense(context), training=training)
-            return layer_norm_of_sum(self.layer_norm, output, queries_from)
+            return self.chains.layer_norm_of_sum(self.layer_norm, output, queries_from)
         # The output projection's bias is added with the residual, before the LayerNorm.
         output = ops.matmul(context, self.output_dense.kernel)
-        return layer_norm_of_sum(self.layer_norm, output, queries_from, bias=self.output_dense.bias)
+        return self.chains.layer_norm_of_sum(
+            self.layer_norm, output, queries_from, bias=self.output_dense.bias
+        )
 
     @staticmethod
     def _project(layer, inputs, embedded, input_projection):
@@ -163,7 +166,7 @@ class AlbertAttention(ArgumentsConfig, keras.layers.Layer):
         scores = ops.einsum("bnh,bth->bnt", query_in, hidden_states)
         scores += ops.einsum("bnd,nd->bn", query, ops.reshape(self.key.bias, heads))[..., None]
         scale = 1.0 / math.sqrt(self.head_size)
-        probs = scaled_masked_softmax(ops.expand_dims(scores, 2), scale, adder)
+        probs = self.chains.scaled_masked_softmax(ops.expand_dims(scores, 2), scale, adder)
         probs = self.probs_dropout(probs, training=training)[:, :, 0, :]
         mixed = ops.einsum("bnt,bth->bnh", probs, hidden_states)
         value_bias = ops.reshape(self.value.bias, heads)

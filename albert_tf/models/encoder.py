@@ -8,7 +8,6 @@ import keras
 from keras import ops
 
 from albert_tf.config import AlbertConfig
-from albert_tf.models import forms
 from albert_tf.models.attention import AlbertAttention
 from albert_tf.models.embeddings import AlbertEmbeddings
 from albert_tf.models.feed_forward import AlbertFeedForward
@@ -124,13 +123,6 @@ class AlbertEncoder(keras.Model):
         self.groups = _groups_of(config, layer_blocks)
         self.pooler = pooler
 
-    def call(self, inputs, training=None, mask=None):
-        # The one hook for a speed-only form: the runtime's inference forward, when installed.
-        inference = forms.encoder_inference(training)
-        if inference is not None:
-            return inference(self, inputs)
-        return super().call(inputs, training=training, mask=mask)
-
     def call_at_positions(
         self,
         inputs: dict[str, Any],
@@ -181,10 +173,6 @@ class AlbertEncoder(keras.Model):
         block's folded projection (`call_at_positions`), for ALBERT-base at length 128, 10% of
         the model's matmul work (60.5 instead of 67.1 GFLOP per sequence).
         """
-        if forms.encoder_inference(training) is not None:
-            # The runtime's forward serves the whole call: peeled off at [CLS], the last layer
-            # would need its own copy of the shared weights (twice on disk and in memory).
-            return self(inputs, training=training)["pooled_output"]
         no_positions = ops.zeros((ops.shape(inputs["input_word_ids"])[0], 0), "int32")
         outputs = self.call_at_positions(inputs, no_positions, training, fold_projection=True)
         return outputs["pooled_output"]

@@ -7,12 +7,12 @@ from keras import ops
 
 from albert_tf.layer_config import ArgumentsConfig, store_arguments
 from albert_tf.models.activations import activation_math
-from albert_tf.models.forms import bias_activation, layer_norm_of_sum
+from albert_tf.models.chains import UsesChains
 from albert_tf.models.sub_layers import dense, layer_norm
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertFeedForward(ArgumentsConfig, keras.layers.Layer):
+class AlbertFeedForward(UsesChains, ArgumentsConfig, keras.layers.Layer):
     """Dense H -> I, activation, Dense I -> H, dropout, residual and LayerNorm.
 
     Variables (kernels are [in, out]):
@@ -58,12 +58,14 @@ class AlbertFeedForward(ArgumentsConfig, keras.layers.Layer):
         # The Dense layers' biases are added with the activation and inside the LayerNorm (one
         # pass over the activations instead of two in a fused form), unless dropout sits between.
         x = ops.matmul(hidden_states, self.intermediate.kernel)
-        x = bias_activation(x, self.intermediate.bias, self.hidden_act)
+        x = self.chains.bias_activation(x, self.intermediate.bias, self.hidden_act)
         if training and self.hidden_dropout_prob > 0:
             x = self.output_dropout(self.output_dense(x), training=training)
-            return layer_norm_of_sum(self.layer_norm, x, hidden_states)
+            return self.chains.layer_norm_of_sum(self.layer_norm, x, hidden_states)
         x = ops.matmul(x, self.output_dense.kernel)
-        return layer_norm_of_sum(self.layer_norm, x, hidden_states, bias=self.output_dense.bias)
+        return self.chains.layer_norm_of_sum(
+            self.layer_norm, x, hidden_states, bias=self.output_dense.bias
+        )
 
     def compute_output_shape(self, hidden_states_shape):
         return hidden_states_shape

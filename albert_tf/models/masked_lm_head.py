@@ -6,13 +6,14 @@ import keras
 from keras import ops
 
 from albert_tf.layer_config import ArgumentsConfig, store_arguments
-from albert_tf.models.forms import get_activation
+from albert_tf.models.activations import activation_math
+from albert_tf.models.chains import UsesChains
 from albert_tf.models.positions import gather_positions
 from albert_tf.models.sub_layers import dense, layer_norm
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
-class AlbertMaskedLMHead(ArgumentsConfig, keras.layers.Layer):
+class AlbertMaskedLMHead(UsesChains, ArgumentsConfig, keras.layers.Layer):
     """Gather, Dense H -> E with activation, LayerNorm, then x @ word_embeddings^T + bias.
 
     The output projection is the encoder's word embedding variable itself
@@ -51,7 +52,7 @@ class AlbertMaskedLMHead(ArgumentsConfig, keras.layers.Layer):
         super().__init__(**kwargs)
         store_arguments(self, locals())
         self.token_embedding = token_embedding
-        self.activation = get_activation(hidden_act)
+        activation_math(hidden_act)  # Fails early on an unknown name.
         self.dense = dense(embedding_size, initializer_range, self.dtype_policy, "dense")
         self.layer_norm = layer_norm(self.dtype_policy)
 
@@ -73,7 +74,7 @@ class AlbertMaskedLMHead(ArgumentsConfig, keras.layers.Layer):
         x = sequence_output
         if masked_positions is not None:
             x = gather_positions(sequence_output, masked_positions)
-        x = self.layer_norm(self.activation(self.dense(x)))
+        x = self.layer_norm(self.chains.activation(self.hidden_act)(self.dense(x)))
         # The [B*P, E] x [E, V] product runs in the compute dtype (bf16/fp16
         # matmul units under mixed precision, like the encoder); the logits, the
         # bias add and so the softmax and loss downstream are float32.

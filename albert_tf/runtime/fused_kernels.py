@@ -1,30 +1,30 @@
-"""The Transformer's non-matmul chains as XLA kernels between TensorFlow's (oneDNN's) matmuls.
+"""The Transformer's elementwise chains as XLA kernels between TensorFlow's matmuls.
 
 Without XLA, TensorFlow runs each elementwise op as its own pass over memory, and on CPUs its
 bfloat16 kernels convert element by element: the GELU's forward and backward alone (a dozen
 `Mul`/`Tanh`/`TanhGrad` passes over [tokens, intermediate]) can cost more than the FFN's
 matmuls. XLA fuses such a chain into one loop computed in float32, but XLA's own CPU matmuls
 use neither AMX nor oneDNN. So the model keeps its matmuls in TensorFlow and the runtime swaps
-each chain of `albert_tf.models.forms` for a small compiled function with a compiled backward,
+a chain of `albert_tf.models.chains` for a small compiled function with a compiled backward,
 which recomputes the cheap forward instead of keeping its intermediates; the Dense layers'
 biases are folded in (one pass fewer each way). Under a model-wide `jit_compile=True` these
 functions are inlined into the one XLA program.
 
 These forms compute every dtype in float32 (bfloat16 in, bfloat16 out) and reduce rows with
 matmuls; the plain forms they replace are the reference (`tests/runtime/test_fused_kernels.py`
-holds them to it). The runtime installs them where its probe measured them faster
-(`albert_tf.runtime.configure`); on GPUs and TPUs XLA fuses the plain ops itself.
+holds them to it). A `Runtime` with `fused_kernels` hands `FUSED_CHAINS` to the models it
+trains (`albert_tf.runtime.runtime` says where that is the default).
 """
 
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Sequence
 
 import tensorflow as tf
 
 from albert_tf.models.activations import activation_math
+from albert_tf.models.chains import Chains
 
 
 def xla_fused(
@@ -179,70 +179,6 @@ def _column_sums(x: tf.Tensor) -> tf.Tensor:
     return tf.matmul(tf.ones([1, tf.shape(rows)[0]], x.dtype), rows)[0]
 
 
-def scaled_masked_softmax(
-    scores: tf.Tensor, scale: float, adder: tf.Tensor | None = None
-) -> tf.Tensor:
-    """`softmax(scores * scale + adder)` over the last axis in float32 as one kernel.
-
-    `adder` gets no gradient.
-
-    Example:
-    >>> probs = scaled_masked_softmax(tf.zeros((1, 3)), 1.0, tf.constant([0.0, 0, -1e4]))
-    >>> [round(v, 3) for v in probs.numpy()[0].tolist()]
-    [0.5, 0.5, 0.0]
-    """
-    if adder is None:
-        return _softmax_kernel(float(scale))(scores)
-    return _masked_softmax_kernel(float(scale))(scores, adder)
-
-
-@functools.cache
-def _softmax_kernel(scale: float) -> Callable[..., tf.Tensor]:
-    @xla_fused
-    def kernel(scores):
-        return tf.cast(tf.nn.softmax(tf.cast(scores, tf.float32) * scale, axis=-1), scores.dtype)
-
-    return kernel
-
-
-@functools.cache
-def _masked_softmax_kernel(scale: float) -> Callable[..., tf.Tensor]:
-    @xla_fused(differentiable=1)
-    def kernel(scores, adder):
-        logits = tf.cast(scores, tf.float32) * scale + tf.cast(adder, tf.float32)
-        return tf.cast(tf.nn.softmax(logits, axis=-1), scores.dtype)
-
-    return kernel
-
-
-# `albert_tf.models.forms` slot -> its fused form.
-FUSED_CHAINS: dict[str, Callable[..., tf.Tensor]] = {
-    "bias_activation": bias_activation,
-    "residual_layer_norm": residual_layer_norm,
-    "scaled_masked_softmax": scaled_masked_softmax,
-}
-
-# The sizes (token positions per call) the runtime's probe times each chain at: a few
-# sequences (serving, prediction, small batches) and a fine-tuning batch (32 x 128).
-PROBED_TOKENS = (512, 4096)
-
-
-def probed_size(chain: str, x: tf.Tensor) -> int:
-    """The probed size (`PROBED_TOKENS`) nearest to the positions a call of `chain` on `x`
-    covers, on a log scale; the smallest where `x`'s shape is not static (served calls).
-
-    Positions: the rows of `x` (all axes but the last); for the softmax's `[B, heads, T, S]`
-    scores, `B * T`.
-
-    >>> probed_size("residual_layer_norm", tf.zeros([32, 128, 8]))
-    4096
-    >>> probed_size("scaled_masked_softmax", tf.zeros([2, 12, 128, 128]))
-    512
-    """
-    leading = x.shape[:-1]
-    if not leading.is_fully_defined():
-        return PROBED_TOKENS[0]
-    positions = leading.num_elements()
-    if chain == "scaled_masked_softmax" and x.shape.rank == 4:
-        positions //= x.shape[1]
-    return min(PROBED_TOKENS, key=lambda size: abs(math.log(max(positions, 1) / size)))
+# The chains a model trains with where the runtime runs the fused kernels; the softmax stays
+# plain (it measured no faster fused on any CPU kind at hand).
+FUSED_CHAINS = Chains(bias_activation=bias_activation, residual_layer_norm=residual_layer_norm)

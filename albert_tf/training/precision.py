@@ -1,54 +1,43 @@
-"""Compute precision: the names users pass and the `"auto"` choice per device.
+"""Compute precision: the names users pass and what `"auto"` picks per device.
 
-`"auto"` picks mixed_bfloat16 where bf16 matmuls are faster than float32 ones, float32
-elsewhere. Accelerators are decided by what they are (TPUs, NVIDIA GPUs from Ampere on). CPUs
-are not: CPUs with the same bf16 flags, AMX aside, train in bf16 well above or well below
-float32's speed (`benchmarks/bench_pretraining.py`). So on a CPU:
+`"auto"` picks mixed_bfloat16 where bf16 matmuls run much faster than float32 ones, float32
+elsewhere, by what the device is, never by a timing:
 
-* no bf16 instructions at all (no `avx512_bf16`, `amx_bf16` or `avx_vne_bf16`/`avx_ne_convert`
-  in `/proc/cpuinfo`): float32, nothing measured;
-* otherwise a probe times an FFN-sized GEMM ([512, 768] x [768, 3072]) in both dtypes,
-  interleaved, a few hundred milliseconds in all, compiled the way the run will be (with or
-  without XLA: oneDNN runs a bf16 GEMM on AMX tiles, XLA's own CPU dot does not), and bf16
-  wins only when it is at least `_BF16_MARGIN` faster.
-  The result is cached per machine (`albert_tf.runtime.probe_cache`: CPU model, flags, cores,
-  TensorFlow version, the oneDNN and thread settings; and XLA) in
-  `$XDG_CACHE_HOME/albert_tf/precision_probe-*.json`, so later runs decide at once.
-  `ALBERT_TF_PRECISION_PROBE=0` skips the probe (float32 unless AMX);
-  `ALBERT_TF_AUTO_PRECISION=<policy>` makes `auto` mean that policy (the test suite sets
-  float32, so its numbers do not depend on the machine it runs on).
+* TPUs, and NVIDIA GPUs from Ampere on: mixed_bfloat16;
+* CPUs with AMX (`amx_bf16`), where oneDNN runs the model (TensorFlow's oneDNN rewrites on,
+  `ONEDNN_MAX_CPU_ISA` not capping below AMX) and not under XLA (whose CPU matmuls use no
+  AMX): mixed_bfloat16 (an FFN-sized GEMM at 509 against 144 GFLOP/s, training 2.5x);
+* every other CPU: float32. CPUs with `avx512_bf16` but no AMX train in bf16 well above or
+  well below float32's speed from one machine of a kind to the next (two Zen 4 machines: 1.7x
+  and 0.5x), so `auto` keeps the reference there; pass `--precision=mixed_bfloat16` to choose.
+
+`ALBERT_TF_PRECISION=<policy>` makes `auto` mean that policy (the test suite sets float32, so
+its numbers and tolerances do not depend on the machine it runs on).
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import time
 
 import tensorflow as tf
 
+from albert_tf import environment
 from albert_tf.config_fields import check_choice
-from albert_tf.errors import UserError
-from albert_tf.runtime.machine import BF16_FLAGS, cpu_flags
-from albert_tf.runtime.probe_cache import cached_probe
+from albert_tf.runtime import machine
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
+PRECISION_ENV = "ALBERT_TF_PRECISION"
 # What `"auto"` picks, in one sentence: the `--precision` help quotes it.
 AUTO_PRECISION_HELP = (
-    "auto = mixed_bfloat16 on TPUs and Ampere+ GPUs; on CPUs with bf16 instructions, "
-    "mixed_bfloat16 only where a short probe (cached per machine) measures bf16 matmuls faster "
-    "than float32; float32 elsewhere (ALBERT_TF_AUTO_PRECISION=<policy> overrides)"
+    "auto = mixed_bfloat16 on TPUs, Ampere+ GPUs and CPUs with AMX (without XLA); float32 "
+    f"elsewhere ({PRECISION_ENV}=<policy> overrides)"
 )
-
-# bf16 must beat float32 by this much: mixed precision adds casts the GEMM probe does not see.
-_BF16_MARGIN = 1.15
-_PROBE_SHAPE = (512, 768, 3072)  # tokens x hidden x intermediate: ALBERT-base's FFN GEMM.
 
 
 def resolve_precision(
     precision: str, strategy: tf.distribute.Strategy | None = None, jit_compile: bool = False
 ) -> str:
-    """The dtype policy name for `precision`; `"auto"` picks the fastest for the device.
+    """The dtype policy name for `precision`; `"auto"` picks by device (module docstring).
 
     `jit_compile`: whether the model will run under XLA (on CPUs it decides which matmuls run).
 
@@ -61,13 +50,8 @@ def resolve_precision(
     check_choice("precision", precision, PRECISIONS)
     if precision != "auto":
         return precision
-    forced = os.environ.get("ALBERT_TF_AUTO_PRECISION")
-    if forced:
-        if forced not in PRECISIONS[1:]:
-            raise UserError(
-                f"ALBERT_TF_AUTO_PRECISION={forced!r}",
-                fix=f"set it to one of {PRECISIONS[1:]} or unset it",
-            )
+    forced = environment.choice(PRECISION_ENV, PRECISIONS, "auto")
+    if forced != "auto":
         return forced
     return "mixed_bfloat16" if _bf16_is_faster(strategy, jit_compile) else "float32"
 
@@ -84,73 +68,21 @@ def _bf16_is_faster(strategy: tf.distribute.Strategy | None, jit_compile: bool) 
     return cpu_precision_choice(jit_compile)["precision"] == "mixed_bfloat16"
 
 
-@functools.cache
-def cpu_precision_choice(jit_compile: bool = False) -> dict:
-    """What `auto` picks on this CPU and why: flags seen, probe figures (cached per machine).
+def cpu_precision_choice(jit_compile: bool = False, flags: set[str] | None = None) -> dict:
+    """What `auto` picks on this CPU (or one with `flags`) and why: `precision`, `reason`.
 
-    `jit_compile`: decide for models compiled with XLA (probed separately, cached separately).
-
-    Returns a dict with `precision`, `reason` and, when probed, `float32_gflops` and
-    `bfloat16_gflops`.
+    Example:
+    >>> cpu_precision_choice(flags={"avx2"}, jit_compile=False)["precision"]
+    'float32'
     """
-    flags = cpu_flags()
-    bf16_flags = sorted(set(BF16_FLAGS) & flags)
-    if not bf16_flags:
-        return {"precision": "float32", "reason": "no bf16 instructions in /proc/cpuinfo"}
-    if os.environ.get("ALBERT_TF_PRECISION_PROBE", "1") == "0":
-        amx = "amx_bf16" in flags
-        return {
-            "precision": "mixed_bfloat16" if amx else "float32",
-            "reason": f"probe disabled; {'AMX' if amx else 'no AMX'} ({', '.join(bf16_flags)})",
-        }
-
-    def measure() -> dict:
-        float32, bfloat16 = probe_gemm_gflops(jit_compile=jit_compile)
-        faster = bfloat16 >= _BF16_MARGIN * float32
-        compiled = "XLA " if jit_compile else ""
-        return {
-            "precision": "mixed_bfloat16" if faster else "float32",
-            "reason": (
-                f"probe: {compiled}bf16 GEMM {bfloat16:.0f} vs float32 {float32:.0f} GFLOP/s "
-                f"({', '.join(bf16_flags)})"
-            ),
-            "float32_gflops": round(float32, 1),
-            "bfloat16_gflops": round(bfloat16, 1),
-        }
-
-    return cached_probe(
-        "precision_probe",
-        [jit_compile],
-        measure,
-        valid=lambda cached: cached.get("precision") in PRECISIONS,
-        flags=flags,
-    )
-
-
-def probe_gemm_gflops(
-    jit_compile: bool = False, repeats: int = 4, rounds: int = 3
-) -> tuple[float, float]:
-    """Best float32 and bfloat16 GFLOP/s of the FFN-sized GEMM, measured interleaved."""
-    m, k, n = _PROBE_SHAPE
-    matmul = tf.function(tf.matmul, jit_compile=True) if jit_compile else tf.matmul
-    best = {tf.float32: 0.0, tf.bfloat16: 0.0}
-    operands = {}
-    for dtype in best:
-        a = tf.random.stateless_normal((m, k), seed=(1, 2), dtype=tf.float32)
-        b = tf.random.stateless_normal((k, n), seed=(3, 4), dtype=tf.float32)
-        operands[dtype] = (tf.cast(a, dtype), tf.cast(b, dtype))
-        _wait(matmul(*operands[dtype]))  # Warm-up: compiles, or oneDNN picks its kernel.
-    for _ in range(rounds):
-        for dtype, (a, b) in operands.items():
-            start = time.perf_counter()
-            for _ in range(repeats):
-                product = matmul(a, b)
-            _wait(product)
-            seconds = (time.perf_counter() - start) / repeats
-            best[dtype] = max(best[dtype], 2 * m * k * n / seconds / 1e9)
-    return best[tf.float32], best[tf.bfloat16]
-
-
-def _wait(tensor: tf.Tensor) -> None:
-    # Reading one element waits for the op without timing a copy of the whole product.
-    float(tensor[0, 0])
+    flags = machine.cpu_flags() if flags is None else flags
+    if "amx_bf16" not in flags:
+        return {"precision": "float32", "reason": "no AMX: bf16 is not reliably faster"}
+    if jit_compile:
+        return {"precision": "float32", "reason": "AMX, but XLA's CPU matmuls do not use it"}
+    if not machine.onednn_runs("bfloat16", flags):
+        return {"precision": "float32", "reason": "AMX, but TensorFlow's oneDNN rewrites are off"}
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper()
+    if cap and cap != "ALL" and "AMX" not in cap:
+        return {"precision": "float32", "reason": f"AMX, but ONEDNN_MAX_CPU_ISA={cap}"}
+    return {"precision": "mixed_bfloat16", "reason": "AMX: oneDNN runs bf16 matmuls on tiles"}

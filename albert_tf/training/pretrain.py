@@ -49,17 +49,17 @@ import os
 import keras
 import tensorflow as tf
 
-from albert_tf import runtime
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.config import AlbertConfig
 from albert_tf.data.pretrain_input import check_records, pretrain_dataset
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import UserError
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
+from albert_tf.models.chains import use_chains
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
-from albert_tf.runtime.options import RuntimeOptions
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.training.checkpointing import restore_latest_readable
 from albert_tf.training.hparams import hparam_values, write_hparams
 from albert_tf.training.init_checkpoint import load_encoder_weights, load_pretrained_weights
@@ -105,12 +105,12 @@ HPARAMS_METRICS = (
 
 
 def train_and_evaluate(
-    config: PretrainConfig, workdir: str, runtime_options: RuntimeOptions | None = None
+    config: PretrainConfig, workdir: str, runtime: Runtime | None = None
 ) -> dict[str, float]:
     """Pretrains (`do_train`) and/or evaluates (`do_eval`); returns the final metrics.
 
-    `runtime_options` (the command's flags) choose the speed-only forms, unless this process
-    chose them already (`albert_tf.runtime.configure`).
+    `runtime`: the speed-only forms the model trains with (default: `Runtime.for_machine()`,
+    what the commands run on this machine).
 
     Returns a flat dict: `step`, `train/<metric>` (the last logging window),
     `eval/<metric>` (the last evaluation) for the metrics `masked_lm_accuracy`,
@@ -120,8 +120,7 @@ def train_and_evaluate(
     # First: MultiWorkerMirroredStrategy must configure collectives before any
     # TensorFlow op runs (reading records below initializes the runtime).
     strategy = create_strategy(config.strategy, config.tpu)
-    # The speed-only forms for this machine (after the strategy: choosing them runs ops).
-    runtime.configure(runtime_options)
+    runtime = runtime or Runtime.for_machine()
     albert_config = AlbertConfig.from_file_or_preset(config.albert_config_file)
     _check_config(config, albert_config)
     # Same seed, same initial weights: with the deterministic data order, a run
@@ -129,7 +128,7 @@ def train_and_evaluate(
     keras.utils.set_random_seed(config.seed)
     # One job per output directory (the chief's lock; other workers write scratch copies).
     with output_lock(workdir if strategy.extended.should_checkpoint else None, directory=True):
-        return _train_and_evaluate(config, albert_config, strategy, workdir)
+        return _train_and_evaluate(config, albert_config, strategy, workdir, runtime)
 
 
 def _train_and_evaluate(
@@ -137,8 +136,9 @@ def _train_and_evaluate(
     albert_config: AlbertConfig,
     strategy: tf.distribute.Strategy,
     workdir: str,
+    runtime: Runtime,
 ) -> dict[str, float]:
-    run = _Run(config, albert_config, strategy, workdir)
+    run = _Run(config, albert_config, strategy, workdir, runtime)
     metrics: dict[str, float] = {}
     if config.do_train:
         metrics.update(run.train())
@@ -201,8 +201,10 @@ class _Run:
         albert_config: AlbertConfig,
         strategy: tf.distribute.Strategy,
         workdir: str,
+        runtime: Runtime,
     ):
         self.config = config
+        self.runtime = runtime
         self.albert_config = albert_config
         self.strategy = strategy
         self.workdir = workdir
@@ -214,7 +216,7 @@ class _Run:
             # runs with different precisions can share a process.
             self.precision = resolve_precision(config.precision, strategy, config.jit_compile)
             encoder = AlbertEncoder(albert_config, dtype=self.precision)
-            self.model = AlbertPretrainer(encoder)
+            self.model = use_chains(AlbertPretrainer(encoder), runtime.chains)
             self.optimizer = _create_optimizer(config, self.precision)
             self.optimizer.build(self.model.trainable_variables)
             self.step_variable = tf.Variable(0, dtype=tf.int64, trainable=False, name="step")
@@ -241,7 +243,7 @@ class _Run:
             atomic_write_text(
                 os.path.join(workdir, "pretrain_config.json"), config.to_json_string()
             )
-            runtime.record(workdir)
+            self.runtime.record(workdir)
             if not restored:  # A resumed run wrote them when it started.
                 self._write_hparams()
         self.step = int(self.step_variable.numpy())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import pathlib
 
@@ -13,13 +12,13 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the SentencePiece ops of the SavedModels)
 from tensorflow.core.protobuf import saved_model_pb2
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.export.tfhub import export_tfhub
 from albert_tf.export.tfhub_encoder import export_tfhub_encoder
 from albert_tf.export.warmup import WARMUP_FILE
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
-from albert_tf.runtime.choices import chosen
+from albert_tf.models.chains import PLAIN, chain_layers, use_chains
+from albert_tf.runtime.fused_kernels import FUSED_CHAINS
 from albert_tf.tokenization import AlbertTokenizer
 from albert_tf.tokenization.text_packing import pack_segments_reference
 from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
@@ -277,10 +276,12 @@ def _compiled_functions(saved_model_dir: str) -> list[str]:
     return [f.signature.name for f in library.function if f.attr["_XlaMustCompile"].b]
 
 
-def test_encoder_is_traced_on_the_reference_forms(tmp_path, hub_pretrainer, tiny_model_file):
-    on = dataclasses.replace(runtime.RuntimeOptions.reference(), fused_kernels="on")
-    with runtime.configured(on):
-        assert chosen("fused_kernels")
+def test_encoder_is_traced_on_the_plain_chains(tmp_path, hub_pretrainer, tiny_model_file):
+    """A model trained with the fused kernels exports the plain graph, and keeps its chains."""
+    use_chains(hub_pretrainer, FUSED_CHAINS)
+    try:
         export_tfhub_encoder(str(tmp_path / "encoder"), hub_pretrainer, tiny_model_file)
-        assert chosen("fused_kernels")  # The process's own choice comes back.
+        assert {layer.chains for layer in chain_layers(hub_pretrainer)} == {FUSED_CHAINS}
+    finally:
+        use_chains(hub_pretrainer, PLAIN)
     assert _compiled_functions(str(tmp_path / "encoder")) == []

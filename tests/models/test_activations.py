@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from albert_tf.models.forms import get_activation
+from albert_tf.models.chains import get_activation
 
 X = np.array([-3.0, -1.0, -0.1, 0.0, 0.5, 2.0], "float32")
 

@@ -7,15 +7,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf import runtime
-from albert_tf.models import AlbertClassifier, AlbertEncoder, forms
+from albert_tf.models import AlbertClassifier, AlbertEncoder, chains, use_chains
 from albert_tf.models.activations import ACTIVATIONS
 from albert_tf.runtime import fused_kernels
 from tests.chain_inputs import ADDER, BETA, BIAS, GAMMA, RESIDUAL, SCORES, X
 
 
 def _cases(module):
-    """name -> (function of tensors, arguments), with `module`'s chains (fused or the forms)."""
+    """name -> (function of tensors, arguments), with `module`'s chains (fused or plain)."""
     return {
         **{
             f"bias_{name}": (lambda x, b, n=name: module.bias_activation(x, b, n), (X, BIAS))
@@ -30,12 +29,10 @@ def _cases(module):
             lambda x, r, g, b, c: module.residual_layer_norm(x, r, g, b, 1e-12, bias=c),
             (X, RESIDUAL, GAMMA, BETA, BIAS),
         ),
-        "softmax": (lambda s: module.scaled_masked_softmax(s, 0.125), (SCORES,)),
-        "masked_softmax": (lambda s: module.scaled_masked_softmax(s, 0.125, ADDER), (SCORES,)),
     }
 
 
-FUSED, PLAIN = _cases(fused_kernels), _cases(forms)
+FUSED, PLAIN = _cases(fused_kernels), _cases(chains)
 
 
 def _value_and_grads(function, args):
@@ -79,36 +76,21 @@ def test_bfloat16_in_bfloat16_out_computed_in_float32():
         tf.cast(x, tf.float32) + tf.cast(tf.cast(BIAS, tf.bfloat16), tf.float32)
     )
     np.testing.assert_allclose(tf.cast(out, tf.float32), reference, rtol=1e-2, atol=1e-2)
-    probs = fused_kernels.scaled_masked_softmax(tf.cast(SCORES, tf.bfloat16), 0.125, ADDER)
-    assert probs.dtype == tf.bfloat16
-    np.testing.assert_allclose(tf.reduce_sum(tf.cast(probs, tf.float32), -1), 1.0, atol=1e-2)
 
 
-@pytest.mark.parametrize("chains", [fused_kernels, forms], ids=["fused", "reference"])
-def test_mask_adder_gets_no_gradient_and_masks(chains):
+def test_the_fused_chains_keep_the_plain_softmax():
+    assert fused_kernels.FUSED_CHAINS.scaled_masked_softmax is chains.scaled_masked_softmax
     with tf.GradientTape() as tape:
         tape.watch(ADDER)
-        probs = chains.scaled_masked_softmax(SCORES, 0.125, ADDER)
+        probs = fused_kernels.FUSED_CHAINS.scaled_masked_softmax(SCORES, 0.125, ADDER)
     assert tape.gradient(probs, ADDER) is None
     np.testing.assert_allclose(probs.numpy()[0, :, :, 3:], 0.0, atol=1e-6)
-    np.testing.assert_allclose(tf.reduce_sum(probs, -1), 1.0, atol=1e-6)
 
 
 def test_inside_a_jit_compiled_function():
     function, args = FUSED["layer_norm_bias"]
     compiled = tf.function(function, jit_compile=True)
     np.testing.assert_allclose(compiled(*args), function(*args), atol=1e-6)
-
-
-def test_bfloat16_softmax_within_rounding_of_the_plain_bfloat16_one():
-    """The reference keeps a bf16 softmax in bf16; the kernel computes it in float32: values
-    and gradients agree to bf16 rounding."""
-    scores = tf.cast(SCORES * 4.0, tf.bfloat16)
-    fused_output, (fused_grad,) = _value_and_grads(FUSED["masked_softmax"][0], (scores,))
-    plain_output, (plain_grad,) = _value_and_grads(PLAIN["masked_softmax"][0], (scores,))
-    assert plain_output.dtype == tf.bfloat16
-    np.testing.assert_allclose(tf.cast(plain_output, tf.float32), fused_output, atol=1e-2)
-    np.testing.assert_allclose(tf.cast(plain_grad, tf.float32), fused_grad, atol=2e-2, rtol=5e-2)
 
 
 def test_bfloat16_activation_within_rounding_of_the_plain_bfloat16_one():
@@ -131,9 +113,9 @@ def _train_step(model, inputs, labels):
 
 
 @pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
-def test_configured_kernels_train_a_classifier_like_the_reference(tiny_config):
-    """Installed by the runtime, the kernels run inside the layers; logits and every gradient
-    stay within float32 rounding of the plain reference's."""
+def test_fused_chains_train_a_classifier_like_the_reference(tiny_config):
+    """Handed to the layers (`use_chains`), the kernels run inside them; logits and every
+    gradient stay within float32 rounding of the plain reference's."""
     keras.utils.set_random_seed(0)
     # No dropout: both steps see the same network.
     model = AlbertClassifier(AlbertEncoder(tiny_config), num_outputs=3, dropout_rate=0.0)
@@ -146,13 +128,11 @@ def test_configured_kernels_train_a_classifier_like_the_reference(tiny_config):
     labels = tf.constant([0, 2])
     step = lambda: _train_step(model, inputs, labels)  # noqa: E731
     plain_logits, plain_grads = tf.function(step)()
-    with runtime.configured(
-        runtime.RuntimeOptions(fused_kernels="on", frozen_serving="off", compiled_serving="off")
-    ):
-        traced = tf.function(step)
-        graph = traced.get_concrete_function().graph.as_graph_def()
-        assert any(f.attr["_XlaMustCompile"].b for f in graph.library.function)
-        fused_logits, fused_grads = traced()
+    use_chains(model, fused_kernels.FUSED_CHAINS)
+    traced = tf.function(step)
+    graph = traced.get_concrete_function().graph.as_graph_def()
+    assert any(f.attr["_XlaMustCompile"].b for f in graph.library.function)
+    fused_logits, fused_grads = traced()
     np.testing.assert_allclose(fused_logits, plain_logits, atol=1e-5)
     for fused, plain in zip(fused_grads, plain_grads, strict=True):
         dense = [tf.convert_to_tensor(g) for g in (fused, plain)]  # Embeddings' are sparse.

@@ -31,8 +31,8 @@ import tensorflow as tf
 from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
 from albert_tf.models.classifier import AlbertClassifier
-from albert_tf.runtime.trim_padding import cut_to_longest
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+from albert_tf.tokenization.trim_padding import cut_to_longest
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
 _TEXT_SPEC = tf.TensorSpec([None], tf.string)

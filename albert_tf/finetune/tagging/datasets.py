@@ -20,13 +20,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from albert_tf.finetune.prediction import NOTHING_TO_TUNE
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
-from albert_tf.runtime.prediction import (
-    NOTHING_TO_TUNE,
-    freezes_for_prediction,
-    frozen_model_call,
-)
-from albert_tf.runtime.trim_padding import cut_to_longest
+from albert_tf.tokenization.trim_padding import cut_to_longest
 
 _FEATURIZE_BATCH = 256  # Sentences featurized per call; amortizes the op overhead.
 
@@ -64,17 +60,15 @@ def predict_tag_ids(
     aligner: WordPieceAligner,
     words: Sequence[Sequence[str]],
     batch_size: int,
-    strategy: tf.distribute.Strategy | None = None,
 ) -> list[np.ndarray]:
     """The model's tag id for every word: one int array per sentence.
 
     Each batch is featurized, cut to its longest window (rounded up to `LENGTH_STEP` pieces:
     sentences are mostly far shorter than `max_seq_length`, and a handful of lengths keeps the
     compiled shapes few), run through the model and decoded in one function, traced once per
-    (model, aligner) and reused by later calls while the weights stay the same. On one CPU
-    replica the model runs on frozen weights (`albert_tf.runtime.prediction`).
+    (model, aligner) and reused by later calls.
     """
-    tag_ids_of = _tag_ids_function(model, aligner, strategy)
+    tag_ids_of = _tag_ids_function(model, aligner)
     predictions: list[np.ndarray] = []
     for (batch,) in sentence_batches(words, batch_size=batch_size):
         ids = tag_ids_of(batch)
@@ -83,35 +77,26 @@ def predict_tag_ids(
     return predictions
 
 
-# model -> {aligner: (frozen call or None, traced function)}; weak on the model, so a dropped
-# model frees its entry.
+# model -> {aligner: traced function}; weak on the model, so a dropped model frees its entry.
 _TAG_FUNCTIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _tag_ids_function(
-    model: keras.Model, aligner: WordPieceAligner, strategy: tf.distribute.Strategy | None
-) -> Callable:
-    frozen = frozen_model_call(model) if freezes_for_prediction(strategy) else None
+def _tag_ids_function(model: keras.Model, aligner: WordPieceAligner) -> Callable:
     functions = _TAG_FUNCTIONS.setdefault(model, {})
-    if aligner not in functions or functions[aligner][0] is not frozen:
-        functions[aligner] = (frozen, _traced_tag_ids(model, aligner, frozen))
-    return functions[aligner][1]
+    if aligner not in functions:
+        functions[aligner] = _traced_tag_ids(model, aligner)
+    return functions[aligner]
 
 
-def _traced_tag_ids(
-    model: keras.Model, aligner: WordPieceAligner, frozen: Callable | None
-) -> Callable:
+def _traced_tag_ids(model: keras.Model, aligner: WordPieceAligner) -> Callable:
     model_ref = weakref.ref(model)  # The function must not keep its own cache key alive.
     words_spec = tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1)
-
-    def logits_of(features):
-        return frozen(features) if frozen else model_ref()(features, training=False)
 
     @tf.function(input_signature=[words_spec])
     def tag_ids_of(words):
         features, alignment = aligner(words)
         features = cut_to_longest(features)
-        logits = tf.cast(logits_of(features), tf.float32)
+        logits = tf.cast(model_ref()(features, training=False), tf.float32)
         word_logits = gather_word_logits(logits, alignment)
         return tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
 

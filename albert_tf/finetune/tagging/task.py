@@ -171,9 +171,7 @@ def tag_set(sentences: TaggedSentences) -> tuple[str, ...]:
 
 
 def _predict_tags(run: FinetuneRun, sentences: TaggedSentences) -> list[list[str]]:
-    ids = predict_tag_ids(
-        run.model, run.featurizer, sentences.words, run.config.eval_batch_size, run.strategy
-    )
+    ids = predict_tag_ids(run.model, run.featurizer, sentences.words, run.config.eval_batch_size)
     return [[run.info.labels[i] for i in row] for row in ids]
 
 

@@ -1,4 +1,4 @@
-"""`predict_outputs`: frozen weights and cut batches give `model.predict`'s outputs."""
+"""`predict_outputs`: batches cut to their longest text give `model.predict`'s outputs."""
 
 from __future__ import annotations
 
@@ -10,18 +10,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf import runtime
+from albert_tf.config import AlbertConfig
+from albert_tf.finetune import prediction
+from albert_tf.finetune.prediction import cuts_batches, inference_call, predict_outputs
 from albert_tf.models import AlbertClassifier, AlbertEncoder
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 from albert_tf.models.span_qa import AlbertSpanQA
-from albert_tf.runtime import prediction
-from albert_tf.runtime.prediction import (
-    freezes_for_prediction,
-    frozen_model_call,
-    predict_outputs,
-)
-
-pytestmark = pytest.mark.usefixtures("frozen_serving")
+from tests.conftest import TINY_ALBERT
 
 LENGTH = 40  # Packed length; the texts below are at most 21 pieces long, so batches are cut.
 
@@ -42,16 +37,21 @@ def batches(values: dict[str, np.ndarray], batch_size: int = 4) -> tf.data.Datas
     return tf.data.Dataset.from_tensor_slices(values).batch(batch_size)
 
 
+@pytest.fixture(scope="module")
+def tiny_config() -> AlbertConfig:
+    return AlbertConfig(**TINY_ALBERT)
+
+
 @pytest.fixture
 def classifier(tiny_config):
     keras.utils.set_random_seed(0)
     return AlbertClassifier(AlbertEncoder(tiny_config), num_outputs=3)
 
 
-def test_frozen_and_cut_equal_model_predict(classifier):
+def test_cut_batches_equal_model_predict(classifier):
     values = features(10)
     expected = classifier.predict(values, batch_size=4, verbose=0)
-    assert freezes_for_prediction()
+    assert cuts_batches()
     outputs = predict_outputs(classifier, batches(values))
     assert outputs.shape == (10, 3) and outputs.dtype == np.float32
     np.testing.assert_allclose(outputs, expected, atol=1e-5)
@@ -59,13 +59,13 @@ def test_frozen_and_cut_equal_model_predict(classifier):
 
 def test_batches_run_cut_to_their_longest_text(classifier, monkeypatch):
     lengths = []
-    call = frozen_model_call(classifier)
+    call = inference_call(classifier)
 
     def recording(inputs):
         lengths.append(int(inputs["input_mask"].shape[1]))
         return call(inputs)
 
-    monkeypatch.setattr(prediction, "frozen_model_call", lambda model: recording)
+    monkeypatch.setattr(prediction, "inference_call", lambda model: recording)
     predict_outputs(classifier, batches(features(8, longest=12)))
     assert lengths == [16, 16]  # Not 40: the longest text rounded up to 16 pieces.
 
@@ -91,14 +91,10 @@ def test_multiple_choice_options_are_not_cut(tiny_config):
     np.testing.assert_allclose(predict_outputs(model, batches(values, 2)), expected, atol=1e-5)
 
 
-def test_new_weights_are_frozen_again(classifier):
+def test_new_weights_are_seen(classifier):
     values = features(4, seed=4)
-    first = frozen_model_call(classifier)
-    assert frozen_model_call(classifier) is first  # Unchanged weights: no new freeze.
     before = predict_outputs(classifier, batches(values))
-    weights = classifier.get_weights()
-    classifier.set_weights([w + 0.05 for w in weights])
-    assert frozen_model_call(classifier) is not first
+    classifier.set_weights([w + 0.05 for w in classifier.get_weights()])
     after = predict_outputs(classifier, batches(values))
     assert not np.allclose(after, before, atol=1e-3)
     np.testing.assert_allclose(after, classifier.predict(values, verbose=0), atol=1e-5)
@@ -117,13 +113,10 @@ class _TwoReplicas:
     num_replicas_in_sync = 2
 
 
-def test_replicas_and_the_switch_keep_model_predict(classifier, monkeypatch):
-    assert not freezes_for_prediction(_TwoReplicas())
-    monkeypatch.setenv("ALBERT_TF_FROZEN_SERVING", "0")
-    # Decides again: the environment first.
-    runtime.configure(runtime.RuntimeOptions(fused_kernels="off", compiled_serving="off"))
-    assert not freezes_for_prediction()
-    monkeypatch.setattr(prediction, "frozen_model_call", None)  # Would fail if called.
+def test_several_replicas_keep_model_predict(classifier, monkeypatch):
+    assert not cuts_batches(_TwoReplicas())
+    monkeypatch.setattr(prediction, "cuts_batches", lambda strategy: False)
+    monkeypatch.setattr(prediction, "inference_call", None)  # Would fail if called.
     values = features(4, seed=5)
     np.testing.assert_allclose(
         predict_outputs(classifier, batches(values)),
