@@ -82,6 +82,20 @@ class NewRowsOnly:
         return [tf.identity(variable.value) for variable in self.variables]
 
     def restore(self, before: list[tf.Tensor], active: tf.Tensor) -> None:
-        """Puts back `before` wherever the phase keeps the values."""
-        for variable, first, value in zip(self.variables, self.first_rows, before, strict=True):
-            variable.assign(tf.where(self._keep(variable, first, active), variable.value, value))
+        """Puts back `before` wherever the phase keeps the values.
+
+        Called in the replica context of the step: the assignment goes through `merge_call`
+        and `extended.update`, as the optimizer's own does, so mirrored variables take it too.
+        """
+        values = [
+            tf.where(self._keep(variable, first, active), variable.value, value)
+            for variable, first, value in zip(self.variables, self.first_rows, before, strict=True)
+        ]
+
+        def assign(strategy: tf.distribute.Strategy, values: list) -> None:
+            for variable, value in zip(self.variables, values, strict=True):
+                strategy.extended.update(  # on the tf.Variable, as Keras's optimizer does
+                    variable.value, lambda var, new: var.assign(new), args=(value,), group=False
+                )
+
+        tf.distribute.get_replica_context().merge_call(assign, args=(values,))

@@ -61,7 +61,7 @@ class PretrainEvaluator:
     _eval_dataset: Any = None
 
     def evaluate_and_keep_best(self, step: int) -> dict[str, float]:
-        """Evaluates, logs and writes the summaries; returns `eval/<metric>` values."""
+        """Evaluates, logs and writes the summaries; returns `<name>/<metric>` values."""
         metrics = self.evaluate()
         write_scalars(self.files.summary_writer(self.name), metrics, step)
         logging.info(
