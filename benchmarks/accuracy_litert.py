@@ -31,7 +31,7 @@ from albert_tf.export.litert import float32_model
 from albert_tf.export.litert_export import MANIFEST_FILE
 from albert_tf.export.litert_runner import LiteRtModel
 from albert_tf.finetune.classification.examples import read_examples
-from albert_tf.finetune.classification.tasks import get_task
+from albert_tf.finetune.classification.task_specs import get_task
 from albert_tf.models.classifier import AlbertClassifier  # noqa: F401  (registers the class)
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 

@@ -31,7 +31,6 @@ import sentencepiece as spm
 import tensorflow as tf
 from absl import app, flags
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.export.saved_model import export_saved_model
 from albert_tf.models import AlbertEncoder
@@ -127,7 +126,6 @@ def format_table(rows: list[dict[str, float]], seq_length: int) -> str:
 def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
-    runtime.configure()  # As export_saved_model does.
     with tempfile.TemporaryDirectory() as scratch:
         spm_model_file = values.spm_model_file or train_sentencepiece(
             [os.path.join(REPO_ROOT, "data", "sample.txt")],

@@ -30,8 +30,6 @@ import tempfile
 import time
 from collections.abc import Callable
 
-# First, as in the commands: decides TensorFlow's oneDNN rewrites before TensorFlow loads.
-from albert_tf import cli  # isort: skip
 import keras
 import numpy as np
 import tensorflow as tf
@@ -40,11 +38,11 @@ from peers import keras_hub_backbone
 from roofline import GEMM_DTYPES, classifier_step_flops, gemm_gflops, torch_gemm_gflops
 from timing import interleaved_seconds, median_rates
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.datasets import make_dataset
 from albert_tf.finetune.classification.examples import Examples
-from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.models import AlbertClassifier, AlbertEncoder, use_chains
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization import train_sentencepiece
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from albert_tf.training.optimizers import create_optimizer
@@ -96,12 +94,19 @@ class FullGraphClassifier(AlbertClassifier):
 
 
 def albert_tf_classifier(
-    config, data, precision: str, jit_compile: bool, model_class=AlbertClassifier
+    config,
+    data,
+    precision: str,
+    jit_compile: bool,
+    model_class=AlbertClassifier,
+    runtime: Runtime | None = None,
 ) -> tuple[keras.Model, dict]:
-    """`AlbertClassifier` compiled as `finetune.training.compile_for_finetuning` does, and its
-    features of `data`."""
+    """`AlbertClassifier` compiled as `finetune.training.compile_for_finetuning` does, with the
+    chains of `runtime` (default: this machine's, as the commands run), and its features of
+    `data`."""
     keras.utils.set_random_seed(0)
     model = model_class(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
+    use_chains(model, (runtime or Runtime.for_machine()).chains)
     model.compile(
         optimizer=_adamw(),
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
@@ -281,13 +286,11 @@ def _runners(args, config, data) -> dict[str, Runner]:
 
 
 def main() -> None:
-    cli.release_stderr()
-    print(f"TensorFlow's oneDNN: {cli.ONEDNN_CHOICE}")
     args = _parse_args()
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)
-    runtime.configure()  # The speed-only forms this machine runs faster (as the scripts do).
+    print(f"runtime: {Runtime.for_machine().describe()['forms']}")
     config = AlbertConfig.preset(args.preset, hidden_dropout_prob=0.0)
     data = synthetic_pairs(config, args.batch_size, args.seq_length)
     choice = cpu_precision_choice()

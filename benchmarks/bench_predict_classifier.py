@@ -4,8 +4,8 @@ SST-2 dev sentences through `make_dataset` (in-graph tokenization, packed at
 `--max_seq_length`), an ALBERT-base classifier (random weights; the speed does not depend on
 them), in one process, calls interleaved:
 
-* `predict_outputs`: as `run_classifier` predicts (`albert_tf/finetune/prediction.py`): frozen
-  weights on a CPU, each batch cut to its longest text;
+* `predict_outputs`: as `run_classifier` predicts (`albert_tf/finetune/prediction.py`): on a
+  CPU, each batch cut to its longest text;
 * `model.predict`: the model compiled without XLA, as after training (the control);
 * `model.predict XLA`: not compiled, as a predict-only run loads it (Keras's "auto" compiles
   the predict step with XLA).
@@ -28,17 +28,12 @@ import keras
 import numpy as np
 from timing import interleaved_seconds, median_rates
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.datasets import make_dataset
 from albert_tf.finetune.classification.examples import read_examples
-from albert_tf.finetune.classification.tasks import get_task
+from albert_tf.finetune.classification.task_specs import get_task
+from albert_tf.finetune.prediction import NOTHING_TO_TUNE, cuts_batches, predict_outputs
 from albert_tf.models import AlbertClassifier, AlbertEncoder
-from albert_tf.runtime.prediction import (
-    NOTHING_TO_TUNE,
-    freezes_for_prediction,
-    predict_outputs,
-)
 from albert_tf.tokenization import train_sentencepiece
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
@@ -64,7 +59,6 @@ def main() -> None:
 
 
 def _run(args: argparse.Namespace, workdir: str) -> None:
-    runtime.configure()  # Frozen prediction where this machine runs it faster.
     keras.utils.set_random_seed(0)
     examples = read_examples(args.dev_file, get_task("sst-2"))
     n = args.examples
@@ -97,7 +91,7 @@ def _run(args: argparse.Namespace, workdir: str) -> None:
         f"\n{args.preset} classifier (random weights), {len(examples.texts_a)} texts of "
         f"{os.path.basename(args.dev_file)}, batch {args.batch_size}, packed at "
         f"{args.max_seq_length}, longest per batch {min(longest)}-{max(longest)}, median of "
-        f"{args.rounds} rounds, frozen weights: {freezes_for_prediction()}"
+        f"{args.rounds} rounds, batches cut: {cuts_batches()}"
     )
     rates = median_rates(seconds, len(examples.texts_a))
     for name, rate in rates.items():

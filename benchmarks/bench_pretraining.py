@@ -47,12 +47,13 @@ from peers import keras_hub_backbone
 from roofline import GEMM_DTYPES, encoder_forward_flops, gemm_gflops
 from timing import interleaved_seconds
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.data.pretrain_input import pretrain_dataset
+from albert_tf.models.chains import use_chains
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.runtime import Runtime
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.pretrain_step import (
@@ -97,6 +98,7 @@ def albert_tf_step(
     """albert_tf's real pretraining step (`pretrain.py` uses the same functions)."""
     keras.utils.set_random_seed(0)
     model = AlbertPretrainer(AlbertEncoder(config, dtype=precision))
+    use_chains(model, Runtime.for_machine().chains)  # As `albert-tf pretrain` trains.
     optimizer = _optimizer(optimizer_name)
     optimizer.build(model.trainable_variables)
     disable_optimizer_all_reduce(optimizer)
@@ -262,7 +264,6 @@ def main() -> None:
     # Thread pools must be set before TensorFlow runs its first op.
     tf.config.threading.set_inter_op_parallelism_threads(args.inter_op_threads)
     tf.config.threading.set_intra_op_parallelism_threads(args.intra_op_threads)
-    runtime.configure()  # As the pretraining loop does.
     config = AlbertConfig.preset(args.preset, hidden_dropout_prob=0.0)
     implementations = args.implementations.split(",")
     if "keras_hub" in implementations:

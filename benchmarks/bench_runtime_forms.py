@@ -1,85 +1,87 @@
-"""Each speed-only form of `albert_tf.runtime` against the plain reference, per CPU kind.
+"""Each speed-only form of `albert_tf.runtime` against the plain path, per CPU kind.
 
-For this machine and, in subprocesses, oneDNN held to lower instruction sets
-(`ONEDNN_MAX_CPU_ISA`, a stand-in for CPUs without them: it caps oneDNN's kernels, not
-TensorFlow's choice of which ops to hand oneDNN, nor XLA's code), each form is measured where it
-acts, with that form alone on ("fast"), every form off ("plain") and every form as the runtime
-picks it here ("picked", `configure()`'s auto, probed per kind):
+For this machine and, in subprocesses, simulated kinds, each form is measured where it acts,
+"fast" (the form on) against "plain" (the reference), in rounds interleaved after a warm-up:
 
-* `train fused_kernels`: `fit` steps of an `AlbertClassifier` (pair classification, AdamW);
-* `predict frozen_serving`: `predict_outputs` over texts of mixed lengths (frozen: constant
-  weights, batches cut to their longest text; plain: `model.predict`);
-* `serve b1` / `serve bN`, `fused_kernels`, `frozen_serving` and `compiled_serving`: the
-  export's forward (`frozen_inference` of its serving copy) at batch 1 (latency) and at
-  `--serve_batch`.
+* `train` / `fused_kernels`: one `fit` step of an `AlbertClassifier` (pair classification,
+  AdamW), the chains plain or fused (`use_chains`);
+* `serve b1` / `serve bN` / `compiled_serving`: the export's forward (`model_forward`) at batch 1
+  and at `--serve_batch`, as a graph or compiled for one row;
+* `predict`: `model.predict` against `predict_outputs` (batches cut to their longest text), for
+  the record: not a form, the commands always predict so on a CPU.
 
-The variants run interleaved, round by round, after one warm-up each; each figure is the median
-seconds of one call. The table gives plain / fast and plain / picked (above 1: faster than the
-reference), best / picked (the faster of plain and fast over picked: 1 or above where the pick
-is the faster one) and what the runtime picked.
+Kinds: `native`; `AVX2`, the AVX2-only CPU as TensorFlow runs it by default (oneDNN's rewrites
+off: `TF_ENABLE_ONEDNN_OPTS=0`, and oneDNN's and XLA's code held to AVX2:
+`ONEDNN_MAX_CPU_ISA=AVX2`, `XLA_FLAGS=--xla_cpu_max_isa=AVX2`); `AVX2_onednn`, the same with
+oneDNN's rewrites forced on. The stand-ins run TensorFlow's and Eigen's own kernels as on this
+CPU (the wheel's baseline code, as on an AVX2 CPU), not an AVX2 machine's memory system.
 
-Illustration (not run; minutes on 2 cores at ALBERT-base):
-    python benchmarks/bench_runtime_forms.py --isas=native,AVX2
-    python benchmarks/bench_runtime_forms.py --preset=albert_tiny --seq_length=32 \
-        --batch_size=4 --rounds=1  # a smoke run
+A form wins in a row where the median plain/fast ratio is at least `MARGIN` and every fast round
+beat every plain round. Each row also prints what `auto` (`Runtime.for_machine()`) picks in that
+kind: the rule is kept only where every kind's picks are wins or ties (docs/benchmarks.md).
+
+Illustration (not run; ~10 minutes per kind on 2 cores at ALBERT-base):
+    python benchmarks/bench_runtime_forms.py --kinds=native,AVX2 --batch_size=16 --rounds=5
+    python benchmarks/bench_runtime_forms.py --preset=albert_tiny --seq_length=32 \\
+        --batch_size=4 --rounds=2  # a smoke run
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
 import json
 import os
 import statistics
 import subprocess
 import sys
 
-import keras
 import numpy as np
 import tensorflow as tf
 from bench_finetune import albert_tf_classifier, fit_runner, synthetic_pairs
 from timing import interleaved_seconds
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
-from albert_tf.runtime.frozen_weights import frozen_inference
-from albert_tf.runtime.prediction import predict_outputs
-from albert_tf.runtime.serving_weights import serving_copy
+from albert_tf.export.serving_copy import serving_copy
+from albert_tf.export.task_export import model_forward
+from albert_tf.finetune.prediction import predict_outputs
+from albert_tf.runtime import Runtime
 from albert_tf.training.precision import resolve_precision
 
-FORMS = tuple(field.name for field in dataclasses.fields(runtime.RuntimeOptions))
-PLAIN = runtime.RuntimeOptions.reference()
-
-
-def only(form: str) -> runtime.RuntimeOptions:
-    """`form` on, every other form off: that form against the plain path alone."""
-    return dataclasses.replace(PLAIN, **{form: "on"})
-
-
-# Each measurement and the forms it compares.
-MEASURED_FORMS = {
-    "train": ("fused_kernels",),
-    "predict": ("frozen_serving",),
-    "serve b1": ("fused_kernels", "frozen_serving", "compiled_serving"),
-    "serve bN": ("fused_kernels", "frozen_serving", "compiled_serving"),
+# A fast form must be at least this much faster (median ratio), every round apart.
+MARGIN = 1.10
+KINDS = {
+    "native": {},
+    "AVX2": {
+        "TF_ENABLE_ONEDNN_OPTS": "0",
+        "ONEDNN_MAX_CPU_ISA": "AVX2",
+        "XLA_FLAGS": "--xla_cpu_max_isa=AVX2",
+    },
+    "AVX2_onednn": {
+        "TF_ENABLE_ONEDNN_OPTS": "1",
+        "ONEDNN_MAX_CPU_ISA": "AVX2",
+        "XLA_FLAGS": "--xla_cpu_max_isa=AVX2",
+    },
+}
+# Measurement -> the form it compares ("" for the record: no form).
+FORMS = {
+    "train": "fused_kernels",
+    "serve b1": "compiled_serving",
+    "serve bN": "compiled_serving",
+    "predict": "",
 }
 
 
 def _parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--isas", default="native", help="native and/or ONEDNN_MAX_CPU_ISA values")
-    parser.add_argument(
-        "--onednn", default="", help="TF_ENABLE_ONEDNN_OPTS for every kind (empty: TF's default)"
-    )
+    parser.add_argument("--kinds", default="native,AVX2", help=", ".join(KINDS))
     parser.add_argument("--preset", default="albert_base")
-    parser.add_argument("--precision", default="auto")
-    parser.add_argument("--batch_size", type=int, default=8, help="training batch")
+    parser.add_argument("--precision", default="float32")
+    parser.add_argument("--batch_size", type=int, default=16, help="training batch")
     parser.add_argument("--seq_length", type=int, default=128)
-    parser.add_argument("--steps", type=int, default=2, help="fit steps per timed call")
+    parser.add_argument("--steps", type=int, default=1, help="fit steps per timed call")
     parser.add_argument("--predict_texts", type=int, default=64)
     parser.add_argument("--serve_batch", type=int, default=16)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
@@ -89,101 +91,61 @@ def main() -> None:
     if args.child:
         print(json.dumps(measure(args)))
         return
-    results = {isa: _run_kind(isa, args) for isa in args.isas.split(",")}
+    results = {kind: _run_kind(kind, args) for kind in args.kinds.split(",")}
     _print_table(results)
 
 
-def _run_kind(isa: str, args: argparse.Namespace) -> dict:
-    """`measure` in a fresh process (oneDNN reads its settings when TensorFlow loads)."""
-    env = dict(os.environ)
-    env.pop("ONEDNN_MAX_CPU_ISA", None)
-    if isa != "native":
-        env["ONEDNN_MAX_CPU_ISA"] = isa
-    if args.onednn:
-        env["TF_ENABLE_ONEDNN_OPTS"] = args.onednn
-    print(f"{isa}: measuring in a subprocess ...", flush=True)
+def _run_kind(kind: str, args: argparse.Namespace) -> dict:
+    """`measure` in a fresh process (oneDNN and XLA read their settings when they load)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ALBERT_TF_FUSED_KERNELS",)}
+    for name in ("TF_ENABLE_ONEDNN_OPTS", "ONEDNN_MAX_CPU_ISA", "XLA_FLAGS"):
+        env.pop(name, None)
+    env.update(KINDS[kind])
+    print(f"{kind}: measuring in a subprocess ...", flush=True)
     command = [sys.executable, os.path.abspath(__file__), "--child", *sys.argv[1:]]
     process = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     if process.returncode:
-        sys.exit(f"{isa}: failed\n{process.stderr[-4000:]}")
+        sys.exit(f"{kind}: failed\n{process.stderr[-4000:]}")
     return json.loads(process.stdout.strip().splitlines()[-1])
 
 
 def measure(args: argparse.Namespace) -> dict:
-    """Median seconds per call of each (measurement, form)'s variants, and what was picked."""
-    picked = runtime.configure()
-    description = runtime.describe()
+    """Seconds per call of each measurement's plain and fast variants, every round."""
     precision = resolve_precision(args.precision)
     config = AlbertConfig.preset(args.preset, hidden_dropout_prob=0.0)
     data = synthetic_pairs(config, args.batch_size, args.seq_length)
-    texts = _mixed_length_features(config, args.predict_texts, args.seq_length)
-    runners: dict[str, dict] = {}
-    models = {}
-    for variant, options in {"plain": PLAIN, "fast": only("fused_kernels"), "picked": None}.items():
-        with _configured(options):
-            # Built and traced under the variant's forms; the traced graphs keep them.
-            model, features = albert_tf_classifier(config, data, precision, jit_compile=False)
-            models[variant] = model
-            train = fit_runner(model, features, data["labels"], args.steps)
-            train()  # Traces `fit`'s step now, with these forms.
-        runners.setdefault("train fused_kernels", {})[variant] = train
-    model = models["plain"]
-    predicting = {"plain": PLAIN, "fast": only("frozen_serving"), "picked": None}
-    runners["predict frozen_serving"] = {
-        variant: _predicting(model, texts, options) for variant, options in predicting.items()
+    runners: dict[str, dict] = {"train": {}}
+    for variant, runtime in {"plain": Runtime(), "fast": Runtime(fused_kernels=True)}.items():
+        model, features = albert_tf_classifier(config, data, precision, False, runtime=runtime)
+        train = fit_runner(model, features, data["labels"], args.steps)
+        train()  # Traces `fit`'s step now, with these chains.
+        runners["train"][variant] = train
+    model = serving_copy(model)  # What exports serve: the plain chains.
+    forwards = {
+        variant: model_forward(model, Runtime(compiled_serving=compiled))
+        for variant, compiled in (("plain", False), ("fast", True))
     }
-    served = {"plain": _served_call(model, PLAIN), "picked": _served_call(model, None)}
-    for form in MEASURED_FORMS["serve b1"]:
-        calls = {**served, "fast": _served_call(model, only(form))}
-        for name, batch in (("serve b1", 1), ("serve bN", args.serve_batch)):
-            inputs = _rows(features, batch)
-            runners[f"{name} {form}"] = {v: _bound(call, inputs) for v, call in calls.items()}
+    for name, batch in (("serve b1", 1), ("serve bN", args.serve_batch)):
+        inputs = {k: tf.constant(np.resize(v, (batch, v.shape[1]))) for k, v in features.items()}
+        runners[name] = {v: _bound(call, inputs) for v, call in forwards.items()}
+    texts = tf.data.Dataset.from_tensor_slices(
+        _mixed_length_features(config, args.predict_texts, args.seq_length)
+    ).batch(16)
+    runners["predict"] = {
+        "plain": lambda: model.predict(texts, verbose=0),
+        "fast": lambda: predict_outputs(model, texts),
+    }
     rounds = {name: interleaved_seconds(calls, 1, args.rounds) for name, calls in runners.items()}
-    seconds = {
-        name: {variant: statistics.median(times) for variant, times in timings.items()}
-        for name, timings in rounds.items()
-    }
+    picked = Runtime.for_machine()
     return {
-        "seconds": seconds,
         "rounds": rounds,
-        "picked": {name: choice.as_dict() for name, choice in picked.items()},
+        "picked": {form: getattr(picked, form) for form in set(FORMS.values()) if form},
         "precision": precision,
-        "machine": description["machine"],
     }
-
-
-def _configured(options: runtime.RuntimeOptions | None):
-    """`options` in force for the block; None: the runtime's pick, as configured."""
-    return runtime.configured(options) if options else contextlib.nullcontext()
-
-
-def _served_call(model: keras.Model, options: runtime.RuntimeOptions | None) -> object:
-    """The export's forward (`frozen_inference` of its serving copy) under `options`; traced
-    now, so that it keeps those forms."""
-    with _configured(options):
-        call = frozen_inference(serving_copy(model))
-        call.get_concrete_function()
-    return call
-
-
-def _predicting(model: keras.Model, texts: dict, options) -> object:
-    """`predict_outputs` with the variant's frozen serving setting in force for the call."""
-    dataset = tf.data.Dataset.from_tensor_slices(texts).batch(16)
-
-    def run():
-        with _configured(options):
-            return predict_outputs(model, dataset)
-
-    return run
 
 
 def _bound(call, inputs: dict):
-    tensors = {name: tf.constant(value) for name, value in inputs.items()}
-    return lambda: np.asarray(tf.nest.flatten(call(tensors))[0])
-
-
-def _rows(features: dict, count: int) -> dict:
-    return {name: np.resize(value, (count, value.shape[1])) for name, value in features.items()}
+    return lambda: np.asarray(tf.nest.flatten(call(inputs))[0])
 
 
 def _mixed_length_features(config: AlbertConfig, count: int, length: int) -> dict:
@@ -191,60 +153,49 @@ def _mixed_length_features(config: AlbertConfig, count: int, length: int) -> dic
     rng = np.random.default_rng(1)
     lengths = rng.integers(min(8, length), length + 1, size=count)
     mask = (np.arange(length)[None] < lengths[:, None]).astype(np.int32)
-    return {
-        "input_word_ids": (rng.integers(5, config.vocab_size, (count, length)) * mask).astype(
-            np.int32
-        ),
-        "input_mask": mask,
-        "input_type_ids": np.zeros((count, length), np.int32),
-    }
+    ids = (rng.integers(5, config.vocab_size, (count, length)) * mask).astype(np.int32)
+    return {"input_word_ids": ids, "input_mask": mask, "input_type_ids": np.zeros_like(mask)}
+
+
+def verdict(plain: list[float], fast: list[float]) -> str:
+    """ "win" (median ratio >= MARGIN and every round apart), "loss" (the other way), "tie".
+
+    >>> verdict([1.2, 1.25, 1.3], [1.0, 1.05, 1.1]), verdict([1.0, 1.1], [1.05, 1.0])
+    ('win', 'tie')
+    """
+    ratio = statistics.median(plain) / statistics.median(fast)
+    if ratio >= MARGIN and min(plain) > max(fast):
+        return "win"
+    if 1 / ratio >= MARGIN and min(fast) > max(plain):
+        return "loss"
+    return "tie"
 
 
 def _print_table(results: dict) -> None:
     print(
-        f"\n{'kind':<18} {'measurement':<12} {'form':<17} {'plain ms':>10} {'fast ms':>10} "
-        f"{'picked ms':>10} {'plain/fast':>10} {'plain/picked':>12} {'best/picked':>11}  "
-        "runtime picked"
+        f"\n{'kind':<12} {'measurement':<10} {'form':<17} {'plain ms':>17} {'fast ms':>17} "
+        f"{'plain/fast':>10}  verdict  auto picks"
     )
-    for isa, result in results.items():
-        kind = f"{isa} ({result['precision']})"
-        for name, seconds in result["seconds"].items():
-            measurement, form = name.rsplit(" ", 1)
-            ms = {variant: 1e3 * value for variant, value in seconds.items()}
+    for kind, result in results.items():
+        for name, rounds in result["rounds"].items():
+            plain, fast = rounds["plain"], rounds["fast"]
+            form = FORMS[name]
+            pick = ("on" if result["picked"][form] else "off") if form else "(always, on a CPU)"
             print(
-                f"{kind:<18} {measurement:<12} {form:<17} {ms['plain']:10.1f} {ms['fast']:10.1f} "
-                f"{ms['picked']:10.1f} {ms['plain'] / ms['fast']:10.2f} "
-                f"{ms['plain'] / ms['picked']:12.2f} "
-                f"{min(ms['plain'], ms['fast']) / ms['picked']:11.2f}  "
-                f"{_pick(result['picked'][form], result['precision'])}"
+                f"{kind:<12} {name:<10} {form or 'cut batches':<17} {_spread(plain):>17} "
+                f"{_spread(fast):>17} {statistics.median(plain) / statistics.median(fast):10.2f}"
+                f"  {verdict(plain, fast):<7}  {pick}"
             )
-    print("\nevery round, ms (plain | fast | picked):")
-    for isa, result in results.items():
-        for name, timings in result["rounds"].items():
-            cells = " | ".join(
-                " ".join(f"{1e3 * t:.0f}" for t in timings[variant])
-                for variant in ("plain", "fast", "picked")
-            )
-            print(f"  {isa:<8} {name:<30} {cells}")
     print(
-        "\nfast: that form alone on; plain: every form off; picked: what the runtime chose here "
-        "(all forms together).\nONEDNN_MAX_CPU_ISA kinds are stand-ins: oneDNN's kernels held "
-        "to those instructions on this CPU, TensorFlow's oneDNN rewrites and XLA's code as on "
-        "this CPU."
+        f"\nms: median (min-max) of the rounds; win: median ratio >= {MARGIN} and every fast "
+        "round faster than every plain one; precision: "
+        + ", ".join(f"{kind} {result['precision']}" for kind, result in results.items())
     )
 
 
-def _pick(choice: dict, precision: str) -> str:
-    """on/off, the cases of the measured precision's dtype where the fast form was kept, source."""
-    dtype = "bfloat16" if "bfloat16" in precision else "float32"
-    kept = [
-        case
-        for case, figures in choice.get("cases", {}).items()
-        if figures["fast_form_kept"] and dtype in case.split("/")
-    ]
-    state = "on" if choice["enabled"] else "off"
-    detail = f" in {', '.join(kept)}" if choice["enabled"] and choice.get("cases") else ""
-    return f"{state}{detail} ({choice['source']})"
+def _spread(seconds: list[float]) -> str:
+    ms = [1e3 * s for s in seconds]
+    return f"{statistics.median(ms):.0f} ({min(ms):.0f}-{max(ms):.0f})"
 
 
 if __name__ == "__main__":

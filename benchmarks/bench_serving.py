@@ -5,7 +5,8 @@ long enough to fill `--seq_length` pieces, in one process:
 
 * `albert_tf`: `tf.saved_model.load(export)` of `export_classifier`, the `classify_text`
   signature (SentencePiece and packing inside the graph), per precision of the exported model,
-  in the serving forms `runtime.configure()` picks on this machine (printed first);
+  in the serving forms the commands export with on this machine (`Runtime.for_machine()`,
+  printed first);
 * `keras_hub`: `AlbertTextClassifier` with its `AlbertTextClassifierPreprocessor`
   (`predict_on_batch` on strings: preprocessor + model);
 * `hf`: `transformers.pipeline("text-classification")` over `AlbertForSequenceClassification` and
@@ -37,8 +38,6 @@ import tempfile
 import time
 from collections.abc import Callable
 
-# First, as in the commands: decides TensorFlow's oneDNN rewrites before TensorFlow loads.
-from albert_tf import cli  # isort: skip
 import keras
 import numpy as np
 import tensorflow as tf
@@ -47,10 +46,10 @@ from peers import hf_config as peer_hf_config
 from peers import hf_fast_tokenizer, keras_hub_backbone
 from timing import interleaved_seconds
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.models import AlbertClassifier, AlbertEncoder
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization import train_sentencepiece
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from albert_tf.training.precision import resolve_precision
@@ -71,7 +70,11 @@ def albert_tf_predictor(config, spm_file: str, length: int, precision: str, work
     model = AlbertClassifier(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
     features = AlbertTextFeatures(spm_file, length)
     export_dir = export_classifier(
-        os.path.join(workdir, f"albert_tf_{precision}"), model, features, labels=("0", "1")
+        os.path.join(workdir, f"albert_tf_{precision}"),
+        model,
+        features,
+        labels=("0", "1"),
+        runtime=Runtime.for_machine(),
     )
     classify = tf.saved_model.load(export_dir).signatures["classify_text"]
     return lambda texts: classify(text_a=tf.constant(texts))["probabilities"].numpy()
@@ -189,8 +192,6 @@ def isolated_measurements(args) -> tuple[dict, dict]:
 
 
 def main() -> None:
-    cli.release_stderr()
-    print(f"TensorFlow's oneDNN: {cli.ONEDNN_CHOICE}")
     args = _parse_args()
     if args.processes > 0:
         latencies, seconds = isolated_measurements(args)
@@ -202,13 +203,12 @@ def main() -> None:
     # --tensorflow_inter_op_parallelism).
     tf.config.threading.set_inter_op_parallelism_threads(args.inter_op_threads)
     tf.config.threading.set_intra_op_parallelism_threads(args.intra_op_threads)
-    runtime.configure()  # The serving forms the exports get: those faster on this machine.
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)
     print(f"--precision=auto picks {resolve_precision('auto')} on this machine")
-    for form, choice in runtime.describe()["forms"].items():
-        print(f"runtime: {form} {'on' if choice['enabled'] else 'off'} ({choice['reason']})")
+    for form, choice in Runtime.for_machine().describe()["forms"].items():
+        print(f"runtime: {form} {'on' if choice['on'] else 'off'} ({choice['reason']})")
     texts = long_texts(64, words=2 * args.seq_length)
     with tempfile.TemporaryDirectory() as workdir:
         spm_file = train_sentencepiece(

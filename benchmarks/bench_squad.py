@@ -11,7 +11,7 @@ Both in one process, on the same file and the same SentencePiece model:
   questions/s (the same questions), windows/s shown too. Median of `--rounds` rounds, fresh
   featurizer (empty context cache) each round.
 * prediction at ALBERT-base shapes (random weights, `--preset`): albert_tf as `run_squad`
-  predicts (featurize, `predict_outputs`: frozen weights on a CPU, each batch cut to its
+  predicts (featurize, `predict_outputs`: on a CPU, each batch cut to its
   longest window; decode n-best), its `model.predict` on full-length windows as controls
   (compiled without XLA, as after training; not compiled, Keras's XLA "auto", as a loaded run),
   vs `transformers.AlbertForQuestionAnswering` on PyTorch
@@ -35,7 +35,6 @@ from peers import hf_config as peer_hf_config
 from peers import hf_fast_tokenizer
 from timing import interleaved_seconds, median_rates
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.span_qa.decoding import decode
 from albert_tf.finetune.span_qa.examples import read_squad
@@ -135,10 +134,10 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     import torch
     import transformers
 
-    from albert_tf.finetune.span_qa.task import PADDING_LOGIT
+    from albert_tf.finetune.prediction import cuts_batches, predict_outputs
+    from albert_tf.finetune.span_qa.squad_task import PADDING_LOGIT
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.span_qa import AlbertSpanQA
-    from albert_tf.runtime.prediction import freezes_for_prediction, predict_outputs
 
     examples = examples[: FLAGS.predict_questions]
     config = AlbertConfig.preset(FLAGS.preset).replace(vocab_size=tokenizer.vocab_size)
@@ -151,7 +150,7 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     windows = featurizer.featurize(examples)
     lengths = windows.input_mask.sum(axis=1)
 
-    def albert_tf_run():  # As run_squad predicts: frozen weights, batches cut to their text.
+    def albert_tf_run():  # As run_squad predicts: batches cut to their text.
         windows = featurizer.featurize(examples)
         batches = tf.data.Dataset.from_tensor_slices(windows.features()).batch(FLAGS.batch_size)
         decode(examples, windows, predict_outputs(model, batches, position_fill=PADDING_LOGIT))
@@ -199,7 +198,7 @@ def bench_prediction(examples, tokenizer, hf) -> None:
         f"\nPrediction, {FLAGS.preset} shapes (random weights), {len(examples)} questions, "
         f"batch {FLAGS.batch_size}, windows of {lengths.mean():.0f} pieces on average "
         f"(max_seq_length {FLAGS.max_seq_length}), median of {FLAGS.predict_rounds} rounds, "
-        f"torch threads {torch.get_num_threads()}, frozen weights: {freezes_for_prediction()}"
+        f"torch threads {torch.get_num_threads()}, batches cut: {cuts_batches()}"
     )
     print(f"{'':28} {'windows':>8} {'windows/s':>10} {'questions/s':>12}")
     rates, window_rates = median_rates(seconds, len(examples)), median_rates(seconds, counts)
@@ -214,7 +213,6 @@ def bench_prediction(examples, tokenizer, hf) -> None:
 
 def main(argv) -> None:
     del argv
-    runtime.configure()  # As run_squad predicts.
     with tempfile.TemporaryDirectory() as workdir:
         spm_model_file = FLAGS.spm_model_file or train_sentencepiece(
             [os.path.join(REPO_ROOT, "data", "sample.txt")],

@@ -6,9 +6,8 @@ model and batch size:
 
 * `albert_tf`: `AlbertTokenClassifier` predicting as `run_tagging` does: `predict_tag_ids`
   (in-graph `WordPieceAligner` featurization into `--seq_length` windows, the logits at each
-  word's first piece; frozen weights on a CPU), per precision of the model (float32,
-  mixed_bfloat16); `albert_tf ... variables`, the same on the model's variables
-  (the runtime's `frozen_serving="off"`), is the control;
+  word's first piece; batches cut to their longest window), per precision of the model
+  (float32, mixed_bfloat16);
 * `hf`: `transformers.AlbertForTokenClassification` on PyTorch (float32 and bf16 weights) with
   the fast tokenizer built from the same model (`albert_tf.convert.hf_tokenizer`) called with
   `is_split_into_words`, truncation at `--seq_length` and padding to the longest of the batch,
@@ -33,11 +32,10 @@ from peers import hf_config as peer_hf_config
 from peers import hf_fast_tokenizer
 from timing import interleaved_seconds, median_rates
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.finetune.tagging.datasets import predict_tag_ids
 from albert_tf.finetune.tagging.sentences import read_tagged_file
-from albert_tf.finetune.tagging.task import tag_set
+from albert_tf.finetune.tagging.tagging_task import tag_set
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
 from albert_tf.models import AlbertEncoder
 from albert_tf.models.token_classifier import AlbertTokenClassifier
@@ -60,16 +58,6 @@ def albert_tf_tagger(config, spm_file: str, labels, precision: str, args) -> Tag
         return [[labels[i] for i in row] for row in ids]
 
     return tag
-
-
-def on_variables(tag: Tagger) -> Tagger:
-    """The control: `tag` with frozen serving off (the model's variables)."""
-
-    def tag_on_variables(sentences):
-        with runtime.configured(runtime.RuntimeOptions(frozen_serving="off")):
-            return tag(sentences)
-
-    return tag_on_variables
 
 
 def hf_tagger(config, tokenizer, labels, precision: str, args) -> Tagger:
@@ -144,7 +132,6 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)
-    runtime.configure()  # As run_tagging predicts.
     keras.utils.set_random_seed(0)
     data = read_tagged_file(args.data_file).take(args.sentences)
     labels = tag_set(data)
@@ -161,9 +148,6 @@ def main() -> None:
         for precision in args.precisions.split(","):
             taggers[f"albert_tf {precision}"] = albert_tf_tagger(
                 config, spm_file, labels, precision, args
-            )
-            taggers[f"albert_tf {precision} variables"] = on_variables(
-                albert_tf_tagger(config, spm_file, labels, precision, args)
             )
             taggers[f"hf {precision}"] = hf_tagger(config, tokenizer, labels, precision, args)
             print(f"  built albert_tf and hf {precision}", flush=True)

@@ -46,11 +46,12 @@ from bench_finetune import albert_tf_classifier, keras_hub_classifier, synthetic
 from bench_pretraining import PREDICTIONS, _optimizer, keras_hub_train_step, synthetic_batch
 from roofline import encoder_forward_flops
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.config_conversion import hf_config_dict
-from albert_tf.models import AlbertEncoder
+from albert_tf.environment import switch
+from albert_tf.models import AlbertEncoder, use_chains
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.runtime import Runtime
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.pretrain_step import make_replica_train_step
 
@@ -69,10 +70,11 @@ SMALL_VARIABLE = 4096
 Step = tuple[Callable[[Any], Any], Any, list[Any]]
 
 
-def albert_tf_pretraining(config: AlbertConfig, batch: int, length: int) -> Step:
+def albert_tf_pretraining(config: AlbertConfig, batch: int, length: int, runtime: Runtime) -> Step:
     """`pretrain.py`'s replica step (LAMB), compiled whole."""
     keras.utils.set_random_seed(0)
     model = AlbertPretrainer(AlbertEncoder(config, dtype=PRECISION))
+    use_chains(model, runtime.chains)
     optimizer = _optimizer("lamb")
     optimizer.build(model.trainable_variables)
     disable_optimizer_all_reduce(optimizer)
@@ -81,7 +83,7 @@ def albert_tf_pretraining(config: AlbertConfig, batch: int, length: int) -> Step
     return step, features, model.variables + optimizer.variables
 
 
-def keras_hub_pretraining(config: AlbertConfig, batch: int, length: int) -> Step:
+def keras_hub_pretraining(config: AlbertConfig, batch: int, length: int, runtime) -> Step:
     """`bench_pretraining.py`'s keras-hub step: backbone, `MaskedLMHead`, a SOP Dense; LAMB."""
     step, variables = keras_hub_train_step(config, PRECISION, True, "lamb", length)
     return step, synthetic_batch(config.vocab_size, batch=batch, length=length), variables
@@ -95,14 +97,14 @@ def _fit_step(model: keras.Model, features: dict, labels: np.ndarray) -> Step:
     return tf.function(model.train_step, jit_compile=True), data, variables
 
 
-def albert_tf_finetuning(config: AlbertConfig, batch: int, length: int) -> Step:
+def albert_tf_finetuning(config: AlbertConfig, batch: int, length: int, runtime: Runtime) -> Step:
     """`bench_finetune.py`'s `AlbertClassifier`, as `run_classifier.py` compiles it."""
     data = synthetic_pairs(config, batch, length)
-    model, features = albert_tf_classifier(config, data, PRECISION, True)
+    model, features = albert_tf_classifier(config, data, PRECISION, True, runtime=runtime)
     return _fit_step(model, features, data["labels"])
 
 
-def keras_hub_finetuning(config: AlbertConfig, batch: int, length: int) -> Step:
+def keras_hub_finetuning(config: AlbertConfig, batch: int, length: int, runtime) -> Step:
     """`bench_finetune.py`'s keras-hub `AlbertTextClassifier` (no preprocessor)."""
     data = synthetic_pairs(config, batch, length)
     model, features = keras_hub_classifier(config, data, PRECISION, True)
@@ -211,9 +213,8 @@ def main() -> None:
     args = _parse_args()
     # The graph TensorFlow builds where it sees a GPU or TPU: plain ops, no CPU kernels;
     # ALBERT_TF_FUSED_KERNELS=1 exports the other form.
-    os.environ.setdefault("ALBERT_TF_FUSED_KERNELS", "0")
-    choices = runtime.configure(runtime.RuntimeOptions(frozen_serving="off"))
-    form = args.label or ("fused" if choices["fused_kernels"].enabled else "plain")
+    runtime = Runtime(fused_kernels=switch("ALBERT_TF_FUSED_KERNELS", default="off") == "on")
+    form = args.label or ("fused" if runtime.fused_kernels else "plain")
     os.makedirs(args.output_dir, exist_ok=True)
     manifest_path = os.path.join(args.output_dir, "manifest.json")
     batches = dict(BATCH_SIZES)
@@ -234,7 +235,7 @@ def main() -> None:
                 tag = f"{implementation}{label}-{task}-{preset}-{length}"
                 manifest = [entry for entry in manifest if entry["tag"] != tag]
                 keras.backend.clear_session()
-                step = STEPS[implementation, task](config, batch, length)
+                step = STEPS[implementation, task](config, batch, length, runtime)
                 exported = export_step(step, tag, args.output_dir, args.exact)
                 manifest.append(
                     {

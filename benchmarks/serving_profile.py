@@ -1,7 +1,7 @@
 """Where a batch-1 serving call's time goes: albert_tf's SavedModel and Hugging Face's pipeline.
 
 albert_tf: `bench_serving.py`'s export (ALBERT-base classifier, raw text in, one precision,
-the serving forms `runtime.configure()` picks; the `ALBERT_TF_*` variables override them) is
+the serving forms `Runtime.for_machine()` picks; the `ALBERT_TF_*` variables override them) is
 called on one text at a time under the TensorFlow profiler, and the trace is read per call:
 
 * op time by category: matmuls, the attention's batched matmuls, transposes, tokenization and
@@ -37,8 +37,8 @@ import tensorflow as tf
 from bench_serving import REPO_ROOT, albert_tf_predictor, hf_predictor, long_texts
 from step_timeline import CATEGORIES, attribute, read_op_events
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization import train_sentencepiece
 
 # Op types of in-graph tokenization and packing (besides any op on strings or ragged tensors).
@@ -169,12 +169,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--implementations", default="albert_tf,hf")
     args = parser.parse_args()
-    runtime.configure()
     import torch
 
     torch.set_num_threads(os.cpu_count() or 1)
-    for name, choice in runtime.describe()["forms"].items():
-        print(f"runtime: {name} {'on' if choice['enabled'] else 'off'} ({choice['reason']})")
+    for name, choice in Runtime.for_machine().describe()["forms"].items():
+        print(f"runtime: {name} {'on' if choice['on'] else 'off'} ({choice['reason']})")
     texts = long_texts(64, words=2 * args.seq_length)
     implementations = args.implementations.split(",")
     with tempfile.TemporaryDirectory() as workdir:

@@ -33,7 +33,6 @@ import tensorflow as tf
 from bench_finetune import albert_tf_runner, synthetic_pairs
 from roofline import classifier_step_flops
 
-from albert_tf import runtime
 from albert_tf.config import AlbertConfig
 from albert_tf.training.precision import resolve_precision
 
@@ -165,7 +164,6 @@ def _parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = _parse_args()
-    runtime.configure()
     precision = resolve_precision(args.precision, jit_compile=args.xla)
     config = AlbertConfig.preset(args.preset, hidden_dropout_prob=0.0)
     data = synthetic_pairs(config, args.batch_size, args.seq_length)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a virtual environment with the test extra and every optional extra the tests
-# exercise (Beam, LiteRT, plots: a skipped test is not a passing test), then runs the docstring
-# examples of albert_tf and the suite in tests/ on two pytest-xdist workers.
+# exercise (Beam, LiteRT, ONNX Runtime + OpenVINO, plots, jieba: a skipped test is not a passing
+# test), then runs the docstring examples of albert_tf and the suite in tests/ on two
+# pytest-xdist workers.
 #
 #   bash scripts/test.sh              everything: what CI runs
 #   bash scripts/test.sh --fast       the inner loop: without the tests marked `slow`
@@ -15,7 +16,7 @@ for arg in "$@"; do
 done
 python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test,beam,litert,paper]'
+.venv/bin/python -m pip install -q -e '.[test,beam,litert,onnx,paper,chinese]'
 # PyPI's default torch wheel (the CUDA build, on Pythons without a CPU wheel at hand) brings
 # triton, whose import crashes a process that has loaded TensorFlow (segfault); the interop tests
 # run torch on the CPU and need none of it.

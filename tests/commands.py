@@ -2,13 +2,175 @@
 
 The same dispatcher as the console script (`albert_tf.commands.dispatch.main`), run with this
 interpreter so that the checkout under test (PYTHONPATH) is the package that runs.
+
+`run(argv, ...)` is `subprocess.run` for such command lines, but starts each one as a forked
+child of a process that loaded TensorFlow once (`tests/command_server.py`, one per test worker):
+the same dispatcher, process, files and exit status, without the 5-10 s start-up. A command line
+whose environment changes what TensorFlow reads when it loads, or any other program, runs as a
+plain subprocess.
 """
 
 from __future__ import annotations
 
+import atexit
+import json
+import os
+import subprocess
 import sys
+import tempfile
+
+from tests.command_server import LOAD_TIME_ENV
+
+_PREFIX = [sys.executable, "-m", "albert_tf.commands"]
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def command_line(command: str, *args: str) -> list[str]:
     """The argv of `albert-tf COMMAND ARGS...`."""
-    return [sys.executable, "-m", "albert_tf.commands", command, *args]
+    return [*_PREFIX, command, *args]
+
+
+class _Server:
+    """The command server of this process, started on first use."""
+
+    def __init__(self):
+        env = {**os.environ, "PYTHONPATH": _REPO_ROOT}
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "tests.command_server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=_REPO_ROOT,
+        )
+        ready = self._read()
+        self.usable = ready["ready"]
+        self.environ = ready["environ"]
+        atexit.register(self.close)
+
+    def _read(self) -> dict:
+        line = self._process.stdout.readline()
+        if not line:
+            raise RuntimeError("the command server stopped")
+        return json.loads(line)
+
+    def ask(self, message: dict) -> dict:
+        self._process.stdin.write(json.dumps(message) + "\n")
+        self._process.stdin.flush()
+        return self._read()
+
+    def close(self) -> None:
+        if self._process.poll() is None:
+            self._process.stdin.close()
+            self._process.wait(timeout=30)
+
+
+_server: _Server | None = None
+
+
+def _served(argv: list[str], env: dict[str, str]) -> bool:
+    """Whether `argv` with `env` can run in a child of the server: an `albert-tf` command line
+    whose environment asks TensorFlow for nothing else than the server's at load time."""
+    global _server
+    if list(argv[: len(_PREFIX)]) != _PREFIX:
+        return False
+    if _server is None:
+        _server = _Server()
+    defaults = {"PYTHONPATH": _REPO_ROOT, "TF_CPP_MIN_LOG_LEVEL": "3"}  # As `albert-tf` sets.
+    return _server.usable and all(
+        env.get(name, defaults.get(name)) == _server.environ.get(name) for name in LOAD_TIME_ENV
+    )
+
+
+class Started:
+    """A command line running in a child of the server (`start`): `pid`, `poll`, `wait`."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None, outputs: str):
+        self.argv = argv
+        self.outputs = outputs
+        self.paths = {name: os.path.join(outputs, name) for name in ("stdout", "stderr")}
+        request = {
+            "argv": argv[len(_PREFIX) - 1 :],  # ["albert_tf.commands", COMMAND, ...]
+            "env": env,
+            "cwd": os.path.abspath(os.fspath(cwd or os.getcwd())),
+            **self.paths,
+        }
+        self.pid = _server.ask({"start": request})["pid"]
+        self.returncode: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        """The exit status (negative: the signal that ended it); raises `TimeoutExpired`."""
+        if self.returncode is None:
+            done = _server.ask({"wait": self.pid, "timeout": timeout})
+            if done.get("timeout"):
+                raise subprocess.TimeoutExpired(self.argv, timeout)
+            self.returncode = done["returncode"]
+        return self.returncode
+
+    def poll(self) -> int | None:
+        try:
+            return self.wait(timeout=0)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def send_signal(self, signal_number: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signal_number)
+
+    def output(self, name: str, text: bool = True) -> str | bytes:
+        with open(self.paths[name], "rb") as handle:
+            data = handle.read()
+        return data.decode("utf-8", "replace") if text else data
+
+
+def start(
+    argv: list[str], outputs: str, *, env: dict[str, str] | None = None, cwd: str | None = None
+) -> Started | subprocess.Popen:
+    """`argv` started in a child of the server (a `subprocess.Popen` where it cannot be), its
+    stdout and stderr written to files in the directory `outputs`."""
+    argv = [os.fspath(arg) for arg in argv]
+    if _served(argv, dict(os.environ if env is None else env)):
+        return Started(argv, dict(os.environ if env is None else env), cwd, outputs)
+    with (
+        open(os.path.join(outputs, "stdout"), "wb") as out,
+        open(os.path.join(outputs, "stderr"), "wb") as err,
+    ):
+        return subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err)
+
+
+def run(
+    argv: list[str],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | os.PathLike | None = None,
+    timeout: float | None = 300,
+    capture_output: bool = True,
+    text: bool = True,
+    check: bool = False,
+) -> subprocess.CompletedProcess:
+    """`subprocess.run(argv, capture_output=True, text=True, ...)`, served where it can be."""
+    argv = [os.fspath(arg) for arg in argv]
+    full_env = dict(os.environ if env is None else env)
+    if not _served(argv, full_env):
+        return subprocess.run(
+            argv,
+            env=env,
+            cwd=cwd,
+            timeout=timeout,
+            capture_output=capture_output,
+            text=text,
+            check=check,
+        )
+    with tempfile.TemporaryDirectory() as outputs:
+        started = Started(argv, full_env, cwd, outputs)
+        try:
+            returncode = started.wait(timeout)
+        except subprocess.TimeoutExpired:
+            started.send_signal(9)
+            started.wait()
+            raise
+        captured = {name: started.output(name, text) for name in ("stdout", "stderr")}
+    result = subprocess.CompletedProcess(argv, returncode, **captured)
+    if check:
+        result.check_returncode()
+    return result

@@ -67,3 +67,46 @@ def tiny_model_file(tmp_path_factory) -> str:
     """Path of a 300-piece lowercased SentencePiece model trained on data/sample.txt (~1 s)."""
     prefix = tmp_path_factory.mktemp("spm_tiny") / "sample"
     return train_sentencepiece([str(SAMPLE_TEXT)], str(prefix), vocab_size=TINY_VOCAB_SIZE)
+
+
+CHINESE_DATA = SHARED_DATA / "chinese"
+CHINESE_VOCAB_SIZE = 2000
+
+
+def people_daily_sentences(path: pathlib.Path, count: int) -> list[str]:
+    """The first `count` sentences of a character-per-line People's Daily file, joined."""
+    sentences, current = [], []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.split():
+                current.append(line.split()[0])
+            elif current:
+                sentences.append("".join(current))
+                current = []
+            if len(sentences) == count:
+                break
+    return sentences
+
+
+@pytest.fixture(scope="session")
+def chinese_corpus(tmp_path_factory) -> str:
+    """A small Chinese corpus in the builder's format (~14k characters): 200 People's Daily
+    sentences (documents of 10) and 80 ChnSentiCorp reviews split after 。！？."""
+    sentences = people_daily_sentences(CHINESE_DATA / "peopledaily_ner" / "train.txt", 200)
+    documents = ["\n".join(sentences[i : i + 10]) for i in range(0, len(sentences), 10)]
+    lines = (CHINESE_DATA / "chnsenticorp" / "train.tsv").read_text(encoding="utf-8")
+    for line in lines.splitlines()[1:81]:
+        review = line.split("\t", 1)[1].replace("。", "。\n").replace("！", "！\n")
+        documents.append("\n".join(part.strip() for part in review.split("\n") if part.strip()))
+    path = tmp_path_factory.mktemp("chinese") / "corpus.txt"
+    path.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def chinese_model_file(chinese_corpus) -> str:
+    """A 2000-piece SentencePiece model of `chinese_corpus`, with the coverage Chinese needs."""
+    prefix = pathlib.Path(chinese_corpus).parent / "spm_zh"
+    return train_sentencepiece(
+        [chinese_corpus], str(prefix), vocab_size=CHINESE_VOCAB_SIZE, character_coverage=0.9995
+    )

@@ -19,8 +19,10 @@ import tempfile
 
 from absl import flags
 
-from albert_tf import cli  # First, as in every command.
+from albert_tf import cli
 from albert_tf.commands.dispatch import PROGRAM, run_command
+
+cli.begin()  # Before TensorFlow loads, as `albert-tf` does.
 
 FLAGS = flags.FLAGS
 

@@ -46,7 +46,7 @@ def _records(args: dict):
 
 def _finetune(args: dict):
     from albert_tf.finetune.classification.classification_config import ClassificationConfig
-    from albert_tf.finetune.classification.task import run_classifier
+    from albert_tf.finetune.classification.classification_task import run_classifier
 
     config = ClassificationConfig(**args["config"])
     return lambda output: run_classifier(config, output)

@@ -223,6 +223,26 @@ ROWS: list[Row] = [
         },
     ),
     *_rows_of(
+        "export",
+        {"format": "onnx", "checkpoint": "{encoder}", "export_dir": "{out}"},
+        {  # The output cases are the saved_model format's (one atomic writer), but one.
+            "onnx: missing file": ({"checkpoint": "{missing}.keras"}, "{missing}.keras"),
+            "onnx: empty file": ({"checkpoint": "{empty}"}, "{empty}"),
+            "onnx: wrong format (TSV as a source)": ({"checkpoint": "{train_tsv}"}, "{train_tsv}"),
+            "onnx: directory without a model": ({"checkpoint": "{data_dir}"}, "{data_dir}"),
+            "onnx: model of another architecture": (
+                {"checkpoint": "{dense_model}"},
+                "{dense_model}",
+            ),
+            "onnx: Hugging Face model of another architecture": (
+                {"checkpoint": "{bert_hf_dir}", "checkpoint_format": "hf"},
+                "{bert_hf_dir}",
+            ),
+            "onnx: unknown quantization": ({"quantizations": "int4"}, "--quantizations"),
+            "onnx: output path that is a file": ({"export_dir": "{a_file}"}, "{a_file}"),
+        },
+    ),
+    *_rows_of(
         "convert",
         {"from": "albert_tf", "to": "hf", "input": "{encoder}", "output": "{out}"},
         _with_output(

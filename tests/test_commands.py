@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from albert_tf.commands.dispatch import COMMANDS, module_name, summary
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 
@@ -19,14 +20,7 @@ _NOT_COMMANDS = {"__init__", "__main__", "dispatch"}
 
 def _run(argv: list[str], cwd: str | os.PathLike | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
-    return subprocess.run(
-        argv,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env={**env, "PYTHONPATH": str(REPO_ROOT)},
-        timeout=300,
-    )
+    return commands.run(argv, cwd=cwd, env={**env, "PYTHONPATH": str(REPO_ROOT)}, timeout=300)
 
 
 def test_every_module_of_the_package_is_a_command_with_a_one_line_summary():
@@ -119,9 +113,7 @@ def test_a_bad_runtime_setting_is_one_error_line(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "ALBERT_TF_FUSED_KERNELS": "maybe"}
     env.pop("TF_CPP_MIN_LOG_LEVEL", None)
     argv = command_line("pretrain", "--input_file=nothing/*", f"--output_dir={tmp_path / 'out'}")
-    result = subprocess.run(
-        argv, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300
-    )
+    result = commands.run(argv, cwd=tmp_path, env=env, timeout=300)
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip().splitlines() == [
         "error: ALBERT_TF_FUSED_KERNELS='maybe', set it to auto, on (1) or off (0)"

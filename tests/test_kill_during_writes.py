@@ -23,7 +23,7 @@ import tensorflow as tf
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.convert import load_model
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
-from albert_tf.finetune.classification.task import run_classifier
+from albert_tf.finetune.classification.classification_task import run_classifier
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT, TINY_ALBERT
 

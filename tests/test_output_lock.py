@@ -13,6 +13,7 @@ import pytest
 
 from albert_tf.errors import OutputLockedError, UserError
 from albert_tf.output_lock import OutputLock, lock_path, output_lock
+from tests import commands
 from tests.commands import command_line
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -209,11 +210,11 @@ def test_a_second_data_build_on_a_held_output_fails_and_writes_nothing(tmp_path,
 def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
     """Each fine-tuning family takes the lock first: a held output dir is refused at once."""
     from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
-    from albert_tf.finetune.multiple_choice.task import run_multiple_choice
+    from albert_tf.finetune.multiple_choice.multiple_choice_task import run_multiple_choice
     from albert_tf.finetune.span_qa.squad_config import SquadConfig
-    from albert_tf.finetune.span_qa.task import run_squad
+    from albert_tf.finetune.span_qa.squad_task import run_squad
     from albert_tf.finetune.tagging.tagging_config import TaggingConfig
-    from albert_tf.finetune.tagging.task import run_tagging
+    from albert_tf.finetune.tagging.tagging_task import run_tagging
 
     run, config = {
         "span_qa": (run_squad, SquadConfig()),
@@ -236,7 +237,7 @@ def test_run_squad_on_a_held_output_dir_exits_2_naming_the_holder(tmp_path):
     output = str(tmp_path / "squad")
     holder = _start_holder(output)
     try:
-        result = subprocess.run(
+        result = commands.run(
             command_line(
                 "squad",
                 f"--output_dir={output}",

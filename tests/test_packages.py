@@ -17,6 +17,7 @@ STAGES = (
     "albert_tf.runtime",
     "albert_tf.training",
     "albert_tf.export",
+    "albert_tf.export.onnx",
     "albert_tf.convert",
     "albert_tf.finetune",
     "albert_tf.finetune.classification",

@@ -34,6 +34,8 @@ MODULE_BUILDS = (
     "albert_presets",  # test_keras_hub.py: albert_tf models written as keras-hub presets
     "keras_hub_presets",  # test_keras_hub.py: presets keras-hub writes from random models
     "digit_run",  # test_toy_family.py: the toy task family trained and exported
+    "jieba_records",  # data/test_chinese_records.py: Chinese records with jieba's words
+    "chinese_tagger",  # tagging/test_chinese.py: a Chinese tagger fine-tuned and exported
 )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.multiple_choice.task import MultipleChoiceTask
+from albert_tf.finetune.multiple_choice.multiple_choice_task import MultipleChoiceTask
 
 main = finetune_main(MultipleChoiceTask)  # A flag per config field; runs the driver.
 

@@ -15,7 +15,7 @@ Examples:
 from __future__ import annotations
 
 from albert_tf import cli
-from albert_tf.finetune.classification.task import ClassificationTask
+from albert_tf.finetune.classification.classification_task import ClassificationTask
 from albert_tf.finetune.flags import finetune_main
 
 main = finetune_main(ClassificationTask)  # A flag per config field; runs the driver.

@@ -15,8 +15,8 @@ Examples:
         --spm_model_file=albert_base/30k-clean.model
     albert-tf convert --from=hf --to=albert_tf \
         --input=out/albert_base_hf --output=out/albert_base_keras
-    # A fine-tuned HF AlbertForSequenceClassification / AlbertForMultipleChoice -> model.keras,
-    # e.g. to serve as a raw-text SavedModel (docs/serving.md):
+    # A fine-tuned HF task model -> model.keras + task.json (HF's labels) + spm.model: a
+    # finished run every export takes (albert-tf export --checkpoint=out/classifier):
     albert-tf convert --from=hf --to=albert_tf --input=hf_classifier \
         --spm_model_file=hf_classifier/spiece.model --output=out/classifier
     # A finished classification run -> a preset `keras_hub.models.AlbertTextClassifier
@@ -64,7 +64,10 @@ flags.DEFINE_enum(
 )
 flags.DEFINE_bool("do_lower_case", True, "Lowercasing of the written HF/keras-hub tokenizer.")
 flags.DEFINE_integer(
-    "seq_length", None, "keras-hub classifier input length; default: the run's, else positions."
+    "seq_length",
+    None,
+    "keras-hub classifier input length; default: the run's, else positions. --to=albert_tf of "
+    "a task model: its task.json max_seq_length (default: the original recipe's).",
 )
 flags.DEFINE_bool("overwrite", False, "Replace an existing --output.")
 flags.mark_flags_as_required(["from", "to", "input", "output"])

@@ -6,6 +6,13 @@ Flags keep the original script's names and defaults. Example:
         --output_dir=/tmp/pretrain --spm_model_file=/tmp/spm.model \
         --max_seq_length=128 --dupe_factor=1 --num_output_shards=2 --parallelism=2
 
+Chinese (or any text written without spaces): whole-word masking on a segmenter's words
+(`--word_segmenter=jieba`, a Python callable `package.module:function`, or
+`command:PROGRAM`; default `none`: each CJK character is a word; see docs/chinese.md):
+
+    albert-tf data --input_file=zh/train.txt --output_dir=/tmp/zh \
+        --spm_model_file=zh8k.model --max_seq_length=128 --word_segmenter=jieba
+
 The same build as an Apache Beam pipeline (same records; see docs/beam_pretraining_data.md):
 `--runner=beam` (the DirectRunner) or a Beam runner name, and Beam's own pipeline
 options (written `--name=value`) passed through:

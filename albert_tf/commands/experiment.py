@@ -8,6 +8,10 @@ Examples:
         --input_file=wikitext-2-raw/train.txt --eval_file=wikitext-2-raw/valid.txt \
         --input_format=wikitext --spm_model_file=spm8k.model --output_dir=/tmp/exp_sop
 
+    # Whole-word masking on jieba's words vs characters, Chinese text (docs/chinese.md):
+    albert-tf experiment --preset=chinese_masking --input_file=zh/train.txt \
+        --eval_file=zh/eval.txt --spm_model_file=zh8k.model --output_dir=/tmp/exp_zh
+
     # Parameter counts of the paper's Tables 1 and 2 (nothing trained):
     albert-tf experiment --preset=model_size --output_dir=/tmp/exp_sizes
 
@@ -39,6 +43,7 @@ flags.DEFINE_string("spm_model_file", "", "SentencePiece model of the texts.")
 flags.DEFINE_bool("do_lower_case", True, "Lowercase (must match the tokenizer).")
 flags.DEFINE_enum("scale", "cpu", list(SCALES), "Model shape and budget of every cell.")
 flags.DEFINE_integer("num_train_steps", None, "Override the scale's steps per cell.")
+flags.DEFINE_integer("seed", None, "Override the scale's seed (records and training).")
 flags.DEFINE_integer("parallelism", 1, "Processes of the data builder.")
 flags.DEFINE_list("cells", [], "Run only these cells of the preset (default: all).")
 flags.DEFINE_string("downstream_task", "", "Also fine-tune every cell on this GLUE task.")
@@ -57,6 +62,8 @@ def main(argv: list[str]) -> None:
         if FLAGS.num_train_steps < 1:
             raise UserError("--num_train_steps must be >= 1", where="--num_train_steps")
         scale = scale.replace(num_train_steps=FLAGS.num_train_steps)
+    if FLAGS.seed is not None:
+        scale = scale.replace(seed=FLAGS.seed)
     inputs = None
     if FLAGS.input_file or FLAGS.eval_file or FLAGS.spm_model_file:
         missing = [

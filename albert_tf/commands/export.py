@@ -10,6 +10,15 @@ be a fine-tuning output directory (its encoder), an encoder bundle, or, with
 --checkpoint_format=hf or tf1, a Hugging Face directory or an original TF1 checkpoint
 (converted on the fly). See albert_tf/export/tfhub.py.
 
+--format=onnx: ONNX files for ONNX Runtime and OpenVINO on CPUs (fused operators, float32 and
+int8, ids in; `pip install '.[onnx]'`), from any source: a fine-tuning run or converted task
+model (its family's outputs and labels), an encoder bundle, a pretraining workdir, a .keras
+file, or a Hugging Face / TF1 checkpoint. See albert_tf/export/onnx/ and docs/serving.md.
+
+--checkpoint may be a fine-tuning output directory or a converted task model (`albert-tf
+convert --to=albert_tf` of a Hugging Face or TF1 task model) with every format: saved_model
+then writes the family's SavedModel (e.g. classify_text), as `--export_saved_model` does.
+
 Every SavedModel carries TF Serving warm-up records (docs/serving.md).
 
 Examples:
@@ -21,26 +30,35 @@ Examples:
     albert-tf export --format=tfhub --checkpoint_format=hf \
         --checkpoint=albert_base_hf --spm_model_file=albert_base_hf/spiece.model \
         --export_dir=/tmp/albert_base_hub
+    albert-tf export --format=onnx --checkpoint=/tmp/converted_classifier \
+        --export_dir=/tmp/classifier_onnx
 """
 
 from __future__ import annotations
 
+import os
+
 from absl import flags
 
 from albert_tf import cli
+from albert_tf.atomic_files import refuse_existing
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.convert.convert import load_model
 from albert_tf.errors import UserError
+from albert_tf.export.finetuned_run import is_finetuned_run
 from albert_tf.export.saved_model import export_saved_model
 from albert_tf.export.tfhub import export_tfhub
+from albert_tf.finetune.export_sources import load_export_source
 from albert_tf.runtime.runtime import RuntimeOptions
 
 flags.DEFINE_enum(
     "format",
     "saved_model",
-    ["saved_model", "tfhub"],
-    "saved_model: one SavedModel with text signatures; tfhub: TF Hub preprocessor + encoder.",
+    ["saved_model", "tfhub", "onnx"],
+    "saved_model: one SavedModel with text signatures; tfhub: TF Hub preprocessor + encoder; "
+    "onnx: ONNX Runtime / OpenVINO files (ids in).",
 )
+flags.DEFINE_list("quantizations", ["float32", "int8"], "--format=onnx: the files to write.")
 flags.DEFINE_string(
     "checkpoint",
     None,
@@ -88,11 +106,15 @@ flags.mark_flags_as_required(["checkpoint", "export_dir"])
 def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
-    if values.format == "tfhub":
+    casing = values.do_lower_case if values["do_lower_case"].present else None
+    if values.format == "onnx":
+        export_dir = export_onnx_command(values, casing)
+    elif values.format == "saved_model" and export_task_saved_model(values):
+        export_dir = values.export_dir
+    elif values.format == "tfhub":
         source = values.checkpoint
         if values.checkpoint_format != "albert_tf":
             source = load_model(values.checkpoint_format, source, values.albert_config_file)
-        casing = values.do_lower_case if values["do_lower_case"].present else None
         export_dir = export_tfhub(
             values.export_dir,
             source,
@@ -123,6 +145,41 @@ def main(argv: list[str]) -> None:
             runtime=config_from_flags(RuntimeOptions).resolve(),
         )
     print(f"Exported {export_dir}")
+
+
+def export_onnx_command(values, do_lower_case: bool | None) -> str:
+    """`albert-tf export --format=onnx`: the source of `--checkpoint` as ONNX files."""
+    from albert_tf.export.onnx.onnx_export import check_quantizations, export_onnx
+
+    check_quantizations(values.quantizations)  # Before the (slow) load.
+    refuse_existing(os.path.abspath(values.export_dir), values.overwrite)
+    source = load_export_source(
+        values.checkpoint,
+        values.spm_model_file,
+        values.albert_config_file,
+        values.checkpoint_format,
+        do_lower_case,
+    )
+    return export_onnx(
+        values.export_dir, source, quantizations=values.quantizations, overwrite=values.overwrite
+    )
+
+
+def export_task_saved_model(values) -> bool:
+    """`albert-tf export --format=saved_model` of a fine-tuning run or converted task model:
+    its family's SavedModel (True); False for any other `--checkpoint`."""
+    if values.checkpoint_format != "albert_tf" or not is_finetuned_run(values.checkpoint):
+        return False
+    # The families register themselves on import; the driver finds the run's by name.
+    import albert_tf.finetune.classification.classification_task  # noqa: F401
+    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
+    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
+    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
+    from albert_tf.finetune.driver import export_finished_run
+
+    runtime = config_from_flags(RuntimeOptions).resolve()
+    export_finished_run(values.checkpoint, values.export_dir, values.overwrite, runtime)
+    return True
 
 
 if __name__ == "__main__":

@@ -17,20 +17,15 @@ from absl import flags
 
 from albert_tf import cli
 from albert_tf.errors import UserError
-from albert_tf.export.finetuned_run import is_finetuned_run
-from albert_tf.export.litert_export import (
-    LiteRtSource,
-    encoder_source,
-    export_litert,
-    finetuned_run_source,
-)
-from albert_tf.finetune.pretrained_encoder import load_pretrained_encoder
+from albert_tf.export.litert_export import LiteRtSource, export_litert, litert_source
+from albert_tf.finetune.export_sources import load_export_source
 
 flags.DEFINE_string(
     "source",
     None,
-    "A fine-tuning output_dir (model.keras + task.json + spm.model), an encoder bundle or "
-    "export directory, an encoder.keras, or a pretraining workdir/checkpoint.",
+    "A fine-tuning output_dir or a converted task model (model.keras + task.json + spm.model), "
+    "an encoder bundle or export directory, an encoder.keras, or a pretraining "
+    "workdir/checkpoint.",
 )
 flags.DEFINE_string("output_dir", None, "Directory to create (.tflite files + litert.json).")
 flags.DEFINE_string("spm_model_file", None, "SentencePiece model, when the source has none.")
@@ -44,12 +39,9 @@ flags.mark_flags_as_required(["source", "output_dir"])
 
 
 def load_source(source: str, spm_model_file: str | None, albert_config: str | None) -> LiteRtSource:
-    """A finished fine-tuning run's task model, or the encoder anything else holds."""
-    if is_finetuned_run(source):
-        return finetuned_run_source(source, spm_model_file)
-    pretrained = load_pretrained_encoder(source, albert_config)
-    spm_model_file = spm_model_file or pretrained.spm_model_file
-    return encoder_source(pretrained.encoder, spm_model_file, pretrained.do_lower_case)
+    """A finished fine-tuning run's (or converted) task model, or the encoder anything else
+    holds (`load_export_source`)."""
+    return litert_source(load_export_source(source, spm_model_file, albert_config))
 
 
 def main(argv: list[str]) -> None:

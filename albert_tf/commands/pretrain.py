@@ -29,8 +29,8 @@ flags.DEFINE_string("output_dir", None, "Checkpoints, summaries and the final en
 
 def main(argv: list[str]) -> None:
     del argv
-    config = config_from_flags(PretrainConfig)
     runtime = config_from_flags(RuntimeOptions).resolve()
+    config = config_from_flags(PretrainConfig)
     metrics = train_and_evaluate(config, flags.FLAGS.output_dir, runtime)
     logging.info("Final metrics: %s", json.dumps(metrics, indent=2, sort_keys=True))
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.span_qa.task import SquadTask
+from albert_tf.finetune.span_qa.squad_task import SquadTask
 
 main = finetune_main(SquadTask)  # A flag per config field; runs the driver.
 

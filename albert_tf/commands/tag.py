@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.tagging.task import TaggingTask
+from albert_tf.finetune.tagging.tagging_task import TaggingTask
 
 main = finetune_main(TaggingTask)  # A flag per config field; runs the driver.
 

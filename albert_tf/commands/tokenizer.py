@@ -9,6 +9,10 @@ Examples:
         --vocab_size=30000
     albert-tf tokenizer --extend=30k-clean.model --input_files='bio/*.txt' --new_pieces=2000 \
         --general_files=wiki.txt --model_prefix=out/bio
+
+Chinese or Japanese text (thousands of distinct characters; see docs/chinese.md):
+    albert-tf tokenizer --input_files=zh/train.txt --model_prefix=out/zh8k \
+        --vocab_size=8000 --character_coverage=0.9995
 """
 
 from __future__ import annotations
@@ -32,6 +36,12 @@ flags.DEFINE_integer("new_pieces", None, "With --extend: how many pieces to appe
 flags.DEFINE_string(
     "general_files", None, "With --extend: text of the kind the model was trained on (report)."
 )
+flags.DEFINE_float(
+    "character_coverage",
+    0.99995,
+    "Share of the text's characters the vocabulary covers (the rest: <unk>); 0.9995 for "
+    "Chinese/Japanese, SentencePiece's advice for large character sets.",
+)
 flags.mark_flags_as_required(["input_files", "model_prefix"])
 
 
@@ -48,6 +58,7 @@ def main(argv: list[str]) -> None:
         do_lower_case=values.do_lower_case,
         sample_size=values.sample_size or None,
         seed=values.seed,
+        character_coverage=values.character_coverage,
     )
     vocab_file = model_file[: -len(".model")] + ".vocab"
     print(f"Wrote {model_file} and {vocab_file}")

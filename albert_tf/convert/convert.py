@@ -18,6 +18,10 @@ Formats and their on-disk layouts:
   pretraining heads, `model.keras` for a fine-tuned task model,
   `albert_config.json`, and the SentencePiece model (from a keras-hub preset: an encoder
   bundle, `spm.model` + `tokenizer_config.json`, what fine-tuning's `--init_checkpoint` reads).
+  A task model is written as a finished fine-tuning run besides: `task.json` (its family,
+  labels from the Hugging Face `id2label`, casing, the original recipe's lengths; see
+  `TaskHead.task_json`) and the tokenizer as `spm.model`, so every export (SavedModel, LiteRT,
+  TF Hub, ONNX) and `--do_eval` take the directory as they take a run's `--output_dir`.
 * `"keras_hub"`: a keras-hub preset directory (`config.json` of an `AlbertBackbone`,
   `model.weights.h5`, the tokenizer; a classifier's `task.json`, `preprocessor.json`): see
   keras_hub_preset.py. Written from an encoder or classifier with its SentencePiece model (by
@@ -80,12 +84,14 @@ from albert_tf.convert.weight_names import split_model
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import save_encoder_bundle
+from albert_tf.export.finetuned_run import run_spm_file, write_task_file
 from albert_tf.export.saved_model import load_albert_model
 from albert_tf.file_names import (
     ALBERT_CONFIG_FILE,
     ENCODER_FILE,
     FINETUNED_MODEL_FILE,
     PRETRAINER_FILE,
+    TASK_FILE,
 )
 from albert_tf.json_files import read_json_file
 from albert_tf.models.encoder import AlbertEncoder
@@ -299,12 +305,14 @@ def write_albert_tf(
     do_lower_case: bool = True,
     seq_length: int | None = None,
     bundle: bool = False,
+    source_values: dict | None = None,
 ) -> None:
     """Writes `encoder.keras` (+ `pretrainer.keras` or a task's `model.keras`), the config.
 
     With `bundle` and a SentencePiece model, the encoder is written as an encoder bundle
     (export/encoder_bundle.py: the model as `spm.model`, `do_lower_case` and `seq_length` in
-    `tokenizer_config.json`); else the model keeps its file name.
+    `tokenizer_config.json`); else the model keeps its file name. A task model's run files
+    (`task.json`, `spm.model`) come from `source_values` (the Hugging Face `config.json`).
     """
     encoder, pretrainer = split_model(model)
     if bundle and spm_model_file:
@@ -317,6 +325,36 @@ def write_albert_tf(
         pretrainer.save(os.path.join(directory, PRETRAINER_FILE))
     elif task_head_for_model(model) is not None:
         model.save(os.path.join(directory, FINETUNED_MODEL_FILE))
+        write_task_file(
+            directory, converted_task_json(model, source_values or {}, do_lower_case, seq_length)
+        )
+        spm_copy = run_spm_file(directory)
+        if spm_model_file and not os.path.isfile(spm_copy):
+            shutil.copyfile(spm_model_file, spm_copy)
+
+
+def converted_task_json(
+    model: keras.Model, values: dict, do_lower_case: bool = True, seq_length: int | None = None
+) -> dict:
+    """The `task.json` of a converted task model (`TaskHead.task_json`), its casing and, when
+    given, its sequence length; `values` that are a run's `task.json` are kept as they are."""
+    if "family" in values:
+        return {**values, **({"max_seq_length": seq_length} if seq_length else {})}
+    task = {**task_head_for_model(model).task_json(model, values), "do_lower_case": do_lower_case}
+    if seq_length:
+        task["max_seq_length"] = seq_length
+    return task
+
+
+def source_config_values(fmt: str, path: str) -> dict:
+    """What a source says of its task: the `config.json` of an `hf` directory (labels, problem
+    type), the `task.json` of an albert_tf run, else `{}`."""
+    name = {"hf": CONFIG_NAME, "albert_tf": TASK_FILE}.get(fmt)
+    config_path = os.path.join(path, name) if name and os.path.isdir(path) else ""
+    if not os.path.isfile(config_path):
+        return {}
+    values = read_json_file(config_path, f"a {name}")
+    return values if isinstance(values, dict) else {}
 
 
 def save_model(
@@ -328,11 +366,12 @@ def save_model(
     do_lower_case: bool = True,
     seq_length: int | None = None,
     bundle: bool = False,
+    source_values: dict | None = None,
 ) -> str:
     """Writes `model` as a `fmt` directory at `path`, atomically; returns `path`.
 
-    `seq_length`: a keras-hub classifier's preprocessor length, an albert_tf bundle's; `bundle`:
-    see `write_albert_tf`.
+    `seq_length`: a keras-hub classifier's preprocessor length, an albert_tf bundle's, a task
+    model's fine-tuning length; `bundle`, `source_values`: see `write_albert_tf`.
     """
     _check_format("to", fmt)
     needed = lambda: variables_bytes(model.weights)  # noqa: E731
@@ -348,7 +387,9 @@ def save_model(
         elif fmt == "keras_hub":
             write_keras_hub(model, directory, spm_model_file, do_lower_case, seq_length)
         else:
-            write_albert_tf(model, directory, spm_model_file, do_lower_case, seq_length, bundle)
+            write_albert_tf(
+                model, directory, spm_model_file, do_lower_case, seq_length, bundle, source_values
+            )
     return path
 
 
@@ -388,4 +429,5 @@ def convert_checkpoint(
         do_lower_case,
         seq_length,
         bundle=from_format == "keras_hub",
+        source_values=source_config_values(from_format, input_path),
     )

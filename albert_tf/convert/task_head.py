@@ -39,6 +39,9 @@ class TaskHead:
             it the pooler keeps its weights on load and is left out on save.
         keras_hub_task: the keras-hub task class of this head (`registered_name` without
             `keras_hub>`); None where keras-hub has none (keras_hub_preset.py refuses those).
+        task_json: the `task.json` of a fine-tuning run of this head's family (its `family`
+            and `TaskInfo` fields), for the model and a Hugging Face `config.json` dict (`{}`
+            for other sources): a converted model becomes a finished run every export reads.
     """
 
     model_class: type[keras.Model]
@@ -50,6 +53,7 @@ class TaskHead:
     tf1_loads: bool = True
     hf_pooler: bool = True
     keras_hub_task: str | None = None
+    task_json: Callable[[keras.Model, dict[str, Any]], dict[str, Any]] | None = None
 
     def weights(self, model: keras.Model) -> list[NamedWeight]:
         """The head's kernel and bias with their Hugging Face and TF1 names."""

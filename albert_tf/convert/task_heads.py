@@ -62,6 +62,61 @@ def _labels_config(labels: Sequence[str], dropout_rate: float) -> dict[str, Any]
     }
 
 
+def _run_length(model: keras.Model, length: int) -> int:
+    """A fine-tuning length for a converted model: the original recipe's, within its positions."""
+    return min(length, model.encoder.config.max_position_embeddings)
+
+
+def _classifier_task(model: AlbertClassifier, values: dict[str, Any]) -> dict[str, Any]:
+    regression = model.num_outputs == 1 and values.get("problem_type") == "regression"
+    labels = None if regression else _label_names({"num_labels": model.num_outputs, **values})
+    return {
+        "family": "classification",
+        "task": values.get("finetuning_task") or "converted",
+        "max_seq_length": _run_length(model, 128),
+        "problem": "regression" if regression else "classification",
+        "labels": labels,
+        "metrics": ["pearson", "spearman"] if regression else ["accuracy"],
+        "is_pair": False,
+    }
+
+
+def _span_qa_task(model: AlbertSpanQA, values: dict[str, Any]) -> dict[str, Any]:
+    # The original run_squad defaults; SQuAD v1 decoding (always a span) unless trained for v2.
+    return {
+        "family": "span_qa",
+        "task": "squad",
+        "max_seq_length": _run_length(model, 384),
+        "version_2_with_negative": False,
+        "doc_stride": 128,
+        "max_query_length": 64,
+    }
+
+
+def _choice_task(model: AlbertMultipleChoice, values: dict[str, Any]) -> dict[str, Any]:
+    # The original run_race defaults.
+    return {
+        "family": "multiple_choice",
+        "task": "race",
+        "max_seq_length": _run_length(model, 512),
+        "max_qa_length": 128,
+        "blank_per_underscore": False,
+        "baseline_answer": 0,
+    }
+
+
+def _tagger_task(model: AlbertTokenClassifier, values: dict[str, Any]) -> dict[str, Any]:
+    labels = list(model.labels or _label_names({"num_labels": model.num_labels, **values}))
+    return {
+        "family": "tagging",
+        "task": "tagging",
+        "max_seq_length": _run_length(model, 128),
+        "labels": labels,
+        "tag_scheme": "iob2",
+        "label_all_pieces": False,
+    }
+
+
 def _span_qa(encoder, values: dict[str, Any]) -> AlbertSpanQA:
     num_labels = len(_label_names(values))
     if num_labels != 2:
@@ -91,6 +146,7 @@ TASK_HEADS: tuple[TaskHead, ...] = (
         ),
         hf_config=_classifier_config,
         keras_hub_task="AlbertTextClassifier",
+        task_json=_classifier_task,
     ),
     TaskHead(
         AlbertSpanQA,
@@ -100,6 +156,7 @@ TASK_HEADS: tuple[TaskHead, ...] = (
         build=_span_qa,
         hf_config=lambda model: {"num_labels": 2},
         hf_pooler=False,
+        task_json=_span_qa_task,
     ),
     TaskHead(
         AlbertMultipleChoice,
@@ -109,6 +166,7 @@ TASK_HEADS: tuple[TaskHead, ...] = (
         tf1_loads=False,
         build=lambda encoder, values: AlbertMultipleChoice(encoder, _dropout(values)),
         hf_config=lambda model: {"classifier_dropout_prob": model.dropout_rate},
+        task_json=_choice_task,
     ),
     TaskHead(
         AlbertTokenClassifier,
@@ -123,6 +181,7 @@ TASK_HEADS: tuple[TaskHead, ...] = (
         ),
         hf_config=_tagger_config,
         hf_pooler=False,
+        task_json=_tagger_task,
     ),
 )
 

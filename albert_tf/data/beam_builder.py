@@ -68,6 +68,7 @@ from albert_tf.data.builder import (
 )
 from albert_tf.data.documents import InputError, empty_file_error, read_file_documents
 from albert_tf.data.sentence_encoder import SentenceEncoder
+from albert_tf.data.word_segmenters import check_word_segmenter
 from albert_tf.file_patterns import expand_file_patterns
 
 _STATISTICS = "statistics"
@@ -448,6 +449,7 @@ def build_pretraining_data_beam(options: BuilderOptions, pipeline_args: list[str
         InputError: bad input (message names file and line); no manifest is written.
         FileExistsError: the output exists and `overwrite` is False.
     """
+    check_word_segmenter(options.word_segmenter)
     check_output(options, **_FILESYSTEM)
     paths = input_paths(options)
     warning = prediction_budget_warning(

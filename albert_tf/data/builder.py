@@ -67,7 +67,14 @@ from albert_tf.data.parallelism import available_cores
 from albert_tf.data.records import RecordShardWriter, serialize_examples_buffer
 from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.tfrecord_framing import frame_buffer
-from albert_tf.data.tokenized_documents import tokenize_documents
+from albert_tf.data.tokenized_documents import TokenizedDocuments, tokenize_documents
+from albert_tf.data.word_segmenters import (
+    NO_SEGMENTER,
+    WORD_SEGMENTER_HELP,
+    check_word_segmenter,
+    load_word_segmenter,
+)
+from albert_tf.data.word_units import UNIT_RULE
 from albert_tf.disk_space import explain_disk_full
 from albert_tf.errors import ExistingOutputError
 from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
@@ -99,6 +106,7 @@ class BuilderOptions:
     ngram: int = option(3, "Maximum n-gram length (in words) to mask.")
     favor_shorter_ngram: bool = option(True, "p(n) proportional to 1/n.")
     do_whole_word_mask: bool = option(True, "Mask whole words.")
+    word_segmenter: str = option(NO_SEGMENTER, WORD_SEGMENTER_HELP)
     random_next_sentence: bool = option(False, "NSP (random B) instead of SOP.")
     sop_random_document_fallback: bool = option(
         False, "Original quirk: a one-sentence chunk takes B from a random document (label 1)."
@@ -211,7 +219,25 @@ class BuildStatistics:
                 for n in range(1, len(self.ngram_counts))
             },
             "label_1_share": counts.get("label_1", 0) / instances,
+            **unit_statistics(counts),
         }
+
+
+def unit_statistics(counts: dict) -> dict:
+    """Whole-word unit figures of the build's counts (see `word_units`)."""
+    masked_units = counts.get("masked_units", 0)
+    unspaced_units = counts.get("masked_units_unspaced", 0)
+    words = counts.get("segmenter_words", 0)
+    return {
+        "mean_characters_per_masked_unit": counts.get("masked_unit_characters", 0)
+        / max(masked_units, 1),
+        "whole_word_share_of_masked_units": (
+            counts.get("masked_units_whole_word", 0) / unspaced_units if unspaced_units else None
+        ),
+        "mean_characters_per_word": (
+            counts.get("segmenter_word_characters", 0) / words if words else None
+        ),
+    }
 
 
 # (index of the input file, index of the batch within the file): names a batch stably.
@@ -238,18 +264,24 @@ def process_document_batch(
     rng = random.Random(int(python_seed.generate_state(1)[0]))
     np_rng = np.random.default_rng(numpy_seed)
     instance_options = options.instance_options()
-    batch = tokenize_documents(encoder, documents, instance_options.max_num_tokens)
+    segmenter = load_word_segmenter(options.word_segmenter)
+    batch = tokenize_documents(encoder, documents, instance_options.max_num_tokens, segmenter)
     statistics = {"documents": batch.num_documents, "split_sentences": batch.split_sentences}
     if batch.num_documents == 0:
         return [], np.zeros(0, dtype=np.int64), statistics
-    word_start = encoder.word_start_mask
-    pairs = build_segment_pairs(batch, instance_options, rng, np_rng, word_start)
+    pairs = build_segment_pairs(batch, instance_options, rng, np_rng)
     statistics["skipped_chunks"] = pairs.skipped_chunks
     if len(pairs) == 0:
         return [], np.zeros(0, dtype=np.int64), statistics
     features = assemble_instances(
-        batch.token_ids, pairs, options.max_seq_length, encoder.cls_id, encoder.sep_id, word_start
+        batch.token_ids,
+        pairs,
+        options.max_seq_length,
+        encoder.cls_id,
+        encoder.sep_id,
+        batch.token_starts,
     )
+    source = features.pop("source")
     masked = mask_instances(
         features,
         options.masking_options(),
@@ -277,8 +309,39 @@ def process_document_batch(
         label_1=int(pairs.labels.sum()),
         ngram_counts=masked.ngram_counts,
         replacement_counts=masked.replacement_counts,
+        **_masked_unit_counts(encoder, options, batch, features, masked, source),
     )
     return records, shards, statistics
+
+
+def _masked_unit_counts(
+    encoder: SentenceEncoder,
+    options: BuilderOptions,
+    batch: TokenizedDocuments,
+    features: dict[str, np.ndarray],
+    masked,
+    source: np.ndarray,
+) -> dict[str, int]:
+    """Counts of the masked whole-word units: how many, their characters, and (in text written
+    without spaces) how many are exactly one of the segmenter's words."""
+    weights = masked.weights > 0
+    rows = np.nonzero(weights)[0]
+    at = np.zeros(features["input_ids"].shape, dtype=bool)
+    at[rows, masked.positions[weights]] = True
+    unit_start = features["token_boundary"] > 0 if options.do_whole_word_mask else at
+    units = at & unit_start
+    word_flag = np.where(source >= 0, batch.unit_words[np.maximum(source, 0)], -1)
+    counts = batch.word_counts
+    segmented = options.word_segmenter != NO_SEGMENTER
+    return {
+        "masked_units": int(units.sum()),
+        "masked_unit_characters": int(encoder.piece_characters[masked.label_ids[weights]].sum()),
+        "masked_units_unspaced": int((units & (word_flag >= 0)).sum()),
+        "masked_units_whole_word": int((units & (word_flag == 1)).sum()),
+        "unspaced_sentences": counts.get("unspaced_sentences", 0),
+        "segmenter_words": counts.get("words", 0) if segmented else 0,
+        "segmenter_word_characters": counts.get("word_characters", 0) if segmented else 0,
+    }
 
 
 def batch_documents(
@@ -444,6 +507,10 @@ def build_manifest(
     """The manifest.json of a build (both builders)."""
     return {
         "options": dataclasses.asdict(options),
+        "word_units": {
+            "word_segmenter": load_word_segmenter(options.word_segmenter).description(),
+            "rule": UNIT_RULE[options.word_segmenter == NO_SEGMENTER],
+        },
         "tokenizer_sha256": tokenizer_sha256,
         "vocab_size": vocab_size,
         "shards": [
@@ -475,6 +542,7 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
         ExistingOutputError: the output exists and `overwrite` is False.
         DiskFullError: a shard could not be written (names it and the space needed).
     """
+    check_word_segmenter(options.word_segmenter)  # Before anything is written.
     output = options.output_dir or options.shard_paths()[0]
     with output_lock(output, directory=options.output_dir is not None):
         check_output(options)

@@ -24,8 +24,8 @@ Segments are offsets into `TokenizedDocuments.token_ids`, so building is a cheap
 sentences; `assemble_instances` then lays out `[CLS] A [SEP] B [SEP]` for all at once.
 
 Illustration (not run):
-    pairs = build_segment_pairs(batch, InstanceOptions(max_seq_length=128), rng)
-    features = assemble_instances(batch.token_ids, pairs, 128, 2, 3, word_start_mask)
+    pairs = build_segment_pairs(batch, InstanceOptions(max_seq_length=128), rng, np_rng)
+    features = assemble_instances(batch.token_ids, pairs, 128, 2, 3, batch.token_starts)
     features["input_ids"].shape
     (len(pairs), 128)
 """
@@ -127,15 +127,15 @@ def _random_segment(
     return int(batch.sentence_starts[start]), length
 
 
-def _split_point(tokens: np.ndarray, word_start_mask: np.ndarray, rng: random.Random) -> int:
-    """Where to split a lone sentence: a random word start after the first piece, else a
-    random piece; 0 when it has one piece (cannot be split)."""
-    if len(tokens) < 2:
+def _split_point(starts: np.ndarray, rng: random.Random) -> int:
+    """Where to split a lone sentence (`starts`: its pieces' unit starts): a random unit start
+    after the first piece, else a random piece; 0 when it has one piece (cannot be split)."""
+    if len(starts) < 2:
         return 0
-    word_starts = np.flatnonzero(word_start_mask[tokens[1:]]) + 1
+    word_starts = np.flatnonzero(starts[1:]) + 1
     if len(word_starts):
         return int(word_starts[rng.randrange(len(word_starts))])
-    return rng.randint(1, len(tokens) - 1)
+    return rng.randint(1, len(starts) - 1)
 
 
 def build_segment_pairs(
@@ -143,16 +143,15 @@ def build_segment_pairs(
     options: InstanceOptions,
     rng: random.Random,
     np_rng: np.random.Generator,
-    word_start_mask: np.ndarray,
 ) -> SegmentPairs:
     """Cuts every document of the batch into A/B instances (see module docstring).
 
     Args:
-        batch: tokenized documents (sentences at most `max_num_tokens` long).
+        batch: tokenized documents (sentences at most `max_num_tokens` long); a lone
+            sentence is split at one of its `token_starts`.
         options: lengths, probabilities and the SOP/NSP mode.
         rng: draws of the per-sentence loop (Python's RNG is fast for scalars).
         np_rng: vectorized draws (truncation sides).
-        word_start_mask: bool [vocab], where a lone sentence may be split.
     """
     lengths = batch.sentence_lengths.tolist()
     starts = batch.sentence_starts.tolist()
@@ -183,8 +182,7 @@ def build_segment_pairs(
                     collector.add(a_start, a_length, b_start, b_length, 1)
                     i -= size - a_end  # put the unused sentences back (original)
                 elif size == 1:
-                    tokens = batch.token_ids[a_start : a_start + a_length]
-                    split = _split_point(tokens, word_start_mask, rng)
+                    split = _split_point(batch.token_starts[a_start : a_start + a_length], rng)
                     if split == 0:
                         skipped += 1
                     elif rng.random() < 0.5:
@@ -209,13 +207,16 @@ def assemble_instances(
     max_seq_length: int,
     cls_id: int,
     sep_id: int,
-    word_start_mask: np.ndarray,
+    token_starts: np.ndarray,
 ) -> dict[str, np.ndarray]:
     """Lays out `[CLS] A [SEP] B [SEP]` + zero padding for all pairs at once.
 
+    `token_starts` (bool [T], beside `token_ids`) says which pieces start a whole-word unit.
     Returns int32 [N, max_seq_length] arrays `input_ids`, `input_mask`, `segment_ids` and
-    `token_boundary` (1 = the piece starts a word; [CLS], [SEP] and the first piece of each
-    segment count as starts, so whole words never reach across a segment edge).
+    `token_boundary` (1 = the piece starts a unit; [CLS], [SEP] and the first piece of each
+    segment count as starts, so whole words never reach across a segment edge), and int64
+    `source` (index into `token_ids` of each position, -1 outside A and B; not a record
+    feature).
     """
     position = np.arange(max_seq_length)[None, :]
     a_length = pairs.a_length[:, None]
@@ -227,19 +228,22 @@ def assemble_instances(
     source = np.where(
         in_a, pairs.a_start[:, None] + position - 1, pairs.b_start[:, None] + position - b_first
     )
-    source = np.where(in_a | in_b, source, 0)
-    input_ids = np.where(in_a | in_b, token_ids[source], 0).astype(np.int32)
+    in_segment = in_a | in_b
+    source = np.where(in_segment, source, 0)
+    input_ids = np.where(in_segment, token_ids[source], 0).astype(np.int32)
     is_sep = (position == a_length + 1) | (position == b_end)
     input_ids[:, 0] = cls_id
     input_ids[is_sep] = sep_id
     input_mask = (position <= b_end).astype(np.int32)
     segment_ids = ((position >= b_first) & (position <= b_end)).astype(np.int32)
     segment_start = (position == 1) | (position == b_first)
-    token_boundary = (word_start_mask[input_ids] | segment_start | is_sep) & (input_mask > 0)
+    unit_start = in_segment & token_starts[source]
+    token_boundary = (unit_start | segment_start | is_sep) & (input_mask > 0)
     token_boundary[:, 0] = True
     return {
         "input_ids": input_ids,
         "input_mask": input_mask,
         "segment_ids": segment_ids,
         "token_boundary": token_boundary.astype(np.int32),
+        "source": np.where(in_segment, source, -1),
     }

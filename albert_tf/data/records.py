@@ -210,14 +210,6 @@ def features_to_example(features: dict[str, np.ndarray], row: int):
     return tf.train.Example(features=tf.train.Features(feature=feature))
 
 
-def parse_pretraining_records(serialized, max_seq_length: int, max_predictions_per_seq: int):
-    """Parses a batch (tf.string [N]) of records into a dict of dense tensors."""
-    import tensorflow as tf
-
-    spec = pretraining_feature_spec(max_seq_length, max_predictions_per_seq)
-    return tf.io.parse_example(serialized, spec)
-
-
 class RecordShardWriter:
     """Writes framed TFRecords (see `tfrecord_framing`) to shards under temporary names;
     `commit` renames them to their final names, `abort` deletes them.

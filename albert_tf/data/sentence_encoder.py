@@ -69,8 +69,33 @@ class SentenceEncoder:
         with open(self.model_file, "rb") as handle:
             return hashlib.sha256(handle.read()).hexdigest()
 
+    @functools.cached_property
+    def piece_characters(self) -> np.ndarray:
+        """Int64 [vocab_size]: characters each piece stands for (masked-unit statistics)."""
+        from albert_tf.data.word_units import piece_characters
+
+        return piece_characters(self._processor)
+
     def normalize(self, text: str) -> str:
         return normalize_text(text, self.do_lower_case)
+
+    def encode_with_offsets(
+        self, normalized: list[str]
+    ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(ids, begins, ends) per already normalized sentence: the ids of `encode_flat`, each
+        piece's `[begin, end)` in characters of the normalized text ("▁word" spans its space)."""
+        results = []
+        special = self.tokenizer.special_ids
+        for proto in self._processor.encode(normalized, out_type="immutable_proto"):
+            pieces = proto.pieces
+            ids = np.fromiter((p.id for p in pieces), np.int32, len(pieces))
+            begins = np.fromiter((p.begin for p in pieces), np.int64, len(pieces))
+            ends = np.fromiter((p.end for p in pieces), np.int64, len(pieces))
+            # The tokenizer's rule: a bare "▁" right before a special token is dropped.
+            keep = ~((ids == self.tokenizer.space_id) & np.isin(np.roll(ids, -1), special))
+            keep[-1:] = True
+            results.append((ids[keep], begins[keep], ends[keep]))
+        return results
 
     def encode_flat(self, sentences: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """Encodes sentences; returns (int32 ids of all sentences concatenated, int64 lengths)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from albert_tf.config import AlbertConfig
@@ -31,6 +32,8 @@ class Cell:
     sharing: str
     embedding_size: int
     paper_embedding_size: int
+    # Whole-word units of its training records (`albert-tf data --word_segmenter`).
+    word_segmenter: str = "none"
 
     def __post_init__(self):
         if self.sentence_objective not in SENTENCE_OBJECTIVES:
@@ -56,6 +59,18 @@ class Cell:
         """Which records it trains on: NSP records for NSP, SOP records otherwise (MLM-only
         cells read SOP records and ignore their labels)."""
         return "nsp" if self.sentence_objective == "nsp" else "sop"
+
+    @property
+    def records_name(self) -> str:
+        """Its training records' folder under `data/`: the objective's, `_<segmenter>` added
+        when they are built with a word segmenter.
+
+        >>> Cell("wwm", "sop", "all_shared", 16, 128, "jieba").records_name
+        'sop_jieba'
+        """
+        if self.word_segmenter == "none":
+            return self.record_objective
+        return f"{self.record_objective}_{re.sub(r'[^A-Za-z0-9]+', '_', self.word_segmenter)}"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -41,7 +41,7 @@ def finetune_cell(
 ) -> dict[str, float]:
     """Fine-tunes `encoder_file` on the task; returns its dev accuracy with binomial SE."""
     from albert_tf.finetune.classification.classification_config import ClassificationConfig
-    from albert_tf.finetune.classification.task import run_classifier
+    from albert_tf.finetune.classification.classification_task import run_classifier
 
     config = ClassificationConfig(
         **dataclasses.asdict(options),

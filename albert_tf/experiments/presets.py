@@ -7,6 +7,8 @@
 * `sentence_objective` (Table 5): MLM only, MLM + NSP, MLM + SOP (ALBERT: all shared).
 * `model_size` (Tables 1 and 2): parameter counts of the paper's configurations, computed,
   nothing trained.
+* `chinese_masking` (not in the paper; docs/chinese.md): whole-word masking over jieba's
+  words against one character a word, on Chinese text (the Chinese releases' recipe).
 
 Paper figures are those collected in REFERENCE.md (Lan et al. 2020): the parameter counts
 of Tables 1-4 and the intrinsic accuracies of Table 5 it lists; a figure the paper has but
@@ -119,6 +121,14 @@ def _sentence_objective_cells(scale: ExperimentScale) -> list[Cell]:
     ]
 
 
+def _chinese_masking_cells(scale: ExperimentScale) -> list[Cell]:
+    embedding, paper_embedding = _default_embedding(scale)
+    return [
+        Cell(name, "sop", "all_shared", embedding, paper_embedding, segmenter)
+        for name, segmenter in (("char", "none"), ("wwm", "jieba"))
+    ]
+
+
 PRESETS: dict[str, Preset] = {
     preset.name: preset
     for preset in (
@@ -141,6 +151,11 @@ PRESETS: dict[str, Preset] = {
             paper_intrinsic=True,
         ),
         Preset("model_size", "Model sizes (paper Tables 1 and 2)", lambda scale: [], trains=False),
+        Preset(
+            "chinese_masking",
+            "Chinese: whole-word masking on jieba's words vs one character a word",
+            _chinese_masking_cells,
+        ),
     )
 }
 

@@ -65,17 +65,24 @@ def check_inputs(inputs: ExperimentInputs) -> None:
 
 
 def build_records(
-    experiment_dir: str, inputs: ExperimentInputs, scale: ExperimentScale, parallelism: int = 1
+    experiment_dir: str,
+    inputs: ExperimentInputs,
+    scale: ExperimentScale,
+    parallelism: int = 1,
+    segmented: dict[str, str] | None = None,
 ) -> dict[str, dict]:
-    """Builds (or reuses) train and eval records of both objectives; returns the manifests
-    by `"<objective>/<split>"`."""
+    """Builds (or reuses) train and eval records of both objectives, and SOP records with
+    word segmenters (`segmented`: records name -> `--word_segmenter`, e.g. `{"sop_jieba":
+    "jieba"}`; their units differ, nothing else); returns the manifests by `"<name>/<split>"`."""
+    record_sets = {objective: (objective, "none") for objective in OBJECTIVES}
+    record_sets.update({name: ("sop", segmenter) for name, segmenter in (segmented or {}).items()})
     manifests = {}
-    for objective in OBJECTIVES:
+    for name, (objective, segmenter) in record_sets.items():
         for split in SPLITS:
-            directory = records_dir(experiment_dir, objective, split)
+            directory = records_dir(experiment_dir, name, split)
             manifest_path = os.path.join(directory, MANIFEST_NAME)
             if not os.path.exists(manifest_path):
-                logging.info("Building %s %s records in %s.", objective, split, directory)
+                logging.info("Building %s %s records in %s.", name, split, directory)
                 options = BuilderOptions(
                     input_file=inputs.input_file if split == "train" else inputs.eval_file,
                     spm_model_file=inputs.spm_model_file,
@@ -89,8 +96,9 @@ def build_records(
                     random_seed=scale.seed,
                     parallelism=parallelism,
                     overwrite=True,  # only ever replaces an unfinished build
+                    word_segmenter=segmenter,
                 )
                 build_pretraining_data(options)
             with open(manifest_path, encoding="utf-8") as handle:
-                manifests[f"{objective}/{split}"] = json.load(handle)
+                manifests[f"{name}/{split}"] = json.load(handle)
     return manifests

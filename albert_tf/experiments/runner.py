@@ -2,7 +2,8 @@
 
 Layout of `experiment_dir`:
     experiment.json                    preset, scale and inputs (a rerun must match)
-    data/{sop,nsp}/{train,eval}/       the data builder's records, built once
+    data/{sop,nsp}/{train,eval}/       the data builder's records, built once (and
+                                       data/sop_<segmenter>/ for cells with a word segmenter)
     cells/<cell>/albert_config.json    the cell's model
     cells/<cell>/pretrain/             an ordinary pretraining workdir (checkpoints, logs)
     cells/<cell>/result.json           written last: the cell is finished
@@ -116,7 +117,7 @@ def _pretrain_config(
     from albert_tf.training.pretrain_config import PretrainConfig
 
     return PretrainConfig(
-        input_file=records_pattern(experiment_dir, cell.record_objective, "train"),
+        input_file=records_pattern(experiment_dir, cell.records_name, "train"),
         albert_config_file=albert_config_file,
         train_batch_size=scale.train_batch_size,
         max_seq_length=scale.max_seq_length,
@@ -377,9 +378,10 @@ def _run_experiment(
         description["downstream"] = dataclasses.asdict(downstream)
     check_inputs(inputs)  # Before experiment.json: a bad input leaves nothing behind.
     _check_experiment_file(experiment_dir, description)
-    manifests = build_records(experiment_dir, inputs, scale, parallelism)
-    vocab_size = int(manifests["sop/train"]["vocab_size"])
     cells = select_cells(expand_preset(preset_name, scale), only_cells, preset_name)
+    segmented = {c.records_name: c.word_segmenter for c in cells if c.word_segmenter != "none"}
+    manifests = build_records(experiment_dir, inputs, scale, parallelism, segmented)
+    vocab_size = int(manifests["sop/train"]["vocab_size"])
     rows, ran = [], []
     for cell in cells:
         result_path = os.path.join(experiment_dir, "cells", cell.name, RESULT_FILE)

@@ -23,6 +23,7 @@ CSV_COLUMNS = (
     "sharing",
     "embedding_size",
     "paper_embedding_size",
+    "word_segmenter",
     "hidden_size",
     "num_hidden_layers",
     "parameters",
@@ -132,6 +133,8 @@ def cells_table(rows: Sequence[dict], paper_intrinsic: bool = True) -> str:
         "SOP probe",
     ]
     downstream = any(not _missing(row.get("downstream_accuracy")) for row in rows)
+    segmented = any(row.get("word_segmenter", "none") != "none" for row in rows)
+    header[3:3] = ["word segmenter"] * segmented
     header += ["paper MLM / NSP / SOP"] * paper_intrinsic + ["downstream (dev)"] * downstream
     body = []
     for row in rows:
@@ -146,6 +149,7 @@ def cells_table(rows: Sequence[dict], paper_intrinsic: bool = True) -> str:
             _paper(row.get("paper_parameters")),
             *(percent(row, f"{name}_accuracy") for name in _ACCURACIES),
         ]
+        cells[3:3] = [row.get("word_segmenter", "none")] * segmented
         if paper_intrinsic:
             cells.append(" / ".join(_paper(row.get(f"paper_{k}")) for k in ("mlm", "nsp", "sop")))
         if downstream:

@@ -2,7 +2,8 @@
 
     finetune_config.json   the run's settings
     task.json              what the task is (labels, lengths, casing): its family's typed
-                           `TaskInfo` (`albert_tf.finetune.task`) as JSON, and the family name
+                           `TaskInfo` (`albert_tf.finetune.task_family`) as JSON, and the
+                           family name
     spm.model              the tokenizer the model was fine-tuned with
     model.keras            the fine-tuned Keras model (written last, atomically)
 

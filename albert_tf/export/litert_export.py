@@ -4,9 +4,10 @@ What is exported (a `LiteRtSource`):
 
 * `finetuned_run_source`: the task model of a fine-tuning output directory (`model.keras`,
   `task.json`, `spm.model`, written by `albert-tf classify` and the other task
-  families). An `AlbertClassifier` gets `logits`, `probabilities`, `label_ids`; any other task
-  model gets its own outputs (a dict as it is, a tensor as `logits`), so new families export
-  unchanged once their model class is imported (registered with Keras);
+  families, or by `albert-tf convert --to=albert_tf` from a task model). An
+  `AlbertClassifier` gets `logits`, `probabilities`, `label_ids`; any other task model gets
+  its own outputs (a dict as it is, a tensor as `logits`), so new families export unchanged
+  once their model class is imported (registered with Keras);
 * `encoder_source`: an encoder (`albert-tf export-litert` loads anything fine-tuning starts
   from: a bundle, an `encoder.keras`, a pretraining workdir, a converted checkpoint), with
   `pooled_output` and `sequence_output`.
@@ -33,7 +34,11 @@ import keras
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.errors import UserError
-from albert_tf.export.finetuned_run import load_finetuned_model, read_task_file, run_spm_file
+from albert_tf.export.export_source import (
+    ExportSource,
+    encoder_export_source,
+    task_model_source,
+)
 from albert_tf.export.litert import (
     QUANTIZATIONS,
     Outputs,
@@ -45,7 +50,6 @@ from albert_tf.export.litert import (
 )
 from albert_tf.export.litert_runner import LiteRtModel
 from albert_tf.file_names import LITERT_MANIFEST_FILE as MANIFEST_FILE
-from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.model_proto import load_albert_model_proto
 
@@ -73,20 +77,24 @@ class LiteRtSource:
 
 
 def finetuned_run_source(output_dir: str, spm_model_file: str | None = None) -> LiteRtSource:
-    """The task model of a finished fine-tuning run (`albert_tf.export.finetuned_run`)."""
-    task = read_task_file(output_dir)
-    model = load_finetuned_model(output_dir)
-    is_classifier = isinstance(model, AlbertClassifier) and task.get("problem") != "regression"
-    kind = "classifier" if isinstance(model, AlbertClassifier) else type(model).__name__.lower()
+    """The task model of a finished fine-tuning run or a converted task model
+    (`albert_tf.export.export_source`)."""
+    return litert_source(task_model_source(output_dir, spm_model_file))
+
+
+def litert_source(source: ExportSource) -> LiteRtSource:
+    """What LiteRT needs of an `ExportSource`: a classifier's outputs, or the model's own."""
+    is_classifier = source.kind == "classifier" and not source.is_regression
+    outputs = encoder_outputs if source.kind == "encoder" else default_outputs
     return LiteRtSource(
-        model=model,
-        kind=kind,
-        spm_model_file=spm_model_file or run_spm_file(output_dir),
-        do_lower_case=task.get("do_lower_case", True),
-        outputs=classifier_outputs if is_classifier else default_outputs,
-        seq_length=task.get("max_seq_length"),
-        labels=task.get("labels"),
-        is_pair=bool(task.get("is_pair", False)),
+        model=source.model,
+        kind=source.kind,
+        spm_model_file=source.spm_model_file,
+        do_lower_case=source.do_lower_case,
+        outputs=classifier_outputs if is_classifier else outputs,
+        seq_length=source.seq_length,
+        labels=source.labels,
+        is_pair=source.is_pair,
     )
 
 
@@ -94,13 +102,7 @@ def encoder_source(
     encoder: keras.Model, spm_model_file: str | None, do_lower_case: bool | None
 ) -> LiteRtSource:
     """An encoder, with `pooled_output` and `sequence_output` (casing default: lowercase)."""
-    return LiteRtSource(
-        model=encoder,
-        kind="encoder",
-        spm_model_file=spm_model_file,
-        do_lower_case=True if do_lower_case is None else do_lower_case,
-        outputs=encoder_outputs,
-    )
+    return litert_source(encoder_export_source(encoder, spm_model_file, do_lower_case))
 
 
 def export_litert(

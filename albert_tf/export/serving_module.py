@@ -152,12 +152,16 @@ class AlbertServingModule(tf.Module):
     @tf.function(input_signature=[_TEXT_SPEC, _TEXT_SPEC, tf.TensorSpec([], tf.int32)])
     def encode(self, text_a, text_b, seq_length):
         """Texts (pairs; empty `text_b` = single) at a given length -> inputs and outputs."""
-        tf.debugging.assert_greater_equal(seq_length, 3, message="seq_length must be >= 3")
-        tf.debugging.assert_less_equal(
-            seq_length,
-            self._max_positions,
-            message=f"seq_length must be <= max_position_embeddings={self._max_positions}",
-        )
+        checks = [
+            tf.debugging.assert_greater_equal(seq_length, 3, message="seq_length must be >= 3"),
+            tf.debugging.assert_less_equal(
+                seq_length,
+                self._max_positions,
+                message=f"seq_length must be <= max_position_embeddings={self._max_positions}",
+            ),
+        ]
+        with tf.control_dependencies(checks):  # Before any op reads a position past the table.
+            seq_length = tf.identity(seq_length)
         inputs = pack_segments(
             self._keras.text_tokenizer(text_a),
             self._keras.text_tokenizer(text_b),

@@ -2,7 +2,7 @@
 
 Flax-example style: one function takes a config and an output directory and does what the
 config asks (`do_train`, `do_eval`, `do_predict`, `export_saved_model`), the same way for every
-family (`albert_tf.finetune.task.FinetuneTask`, found by the config's type in the registry):
+family (`albert_tf.finetune.task_family.FinetuneTask`, found by the config's type in the registry):
 
 1. take the output directory's lock (one job per directory), seed everything, choose the
    strategy and the precision; the speed-only forms are the `Runtime` passed in;
@@ -35,7 +35,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from albert_tf.atomic_files import atomic_write_text
+from albert_tf.atomic_files import atomic_write_text, refuse_existing
 from albert_tf.errors import UserError
 from albert_tf.export.finetuned_run import (
     load_finetuned_model,
@@ -48,8 +48,14 @@ from albert_tf.file_names import TASK_FILE
 from albert_tf.finetune.datasets import training_batches
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
-from albert_tf.finetune.registry import family_for_config
-from albert_tf.finetune.task import FAMILY_KEY, FinetuneRun, FinetuneTask, TaskInfo, TaskInputs
+from albert_tf.finetune.registry import family_for_config, get_family
+from albert_tf.finetune.task_family import (
+    FAMILY_KEY,
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+)
 from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.models.chains import use_chains
 from albert_tf.output_lock import output_lock
@@ -118,15 +124,23 @@ def _run(task: FinetuneTask, output_dir: str, runtime: Runtime) -> dict:
     if task.predicts():
         results.update(task.predict(run))
     if config.export_saved_model:
-        results["saved_model"] = export_task_model(
-            run.path(SAVED_MODEL_DIR),
-            run.model,
-            lambda predict: task.serving_signatures(run, predict),
-            task.serving_layers(run),
-            overwrite=True,
-            runtime=runtime,
-        )
+        results["saved_model"] = _export(task, run, run.path(SAVED_MODEL_DIR), True, runtime)
     return results
+
+
+def _export(
+    task: FinetuneTask, run: FinetuneRun, export_dir: str, overwrite: bool, runtime: Runtime
+) -> str:
+    """The family's SavedModel of `run`'s model at `export_dir`."""
+    layers = task.serving_layers(run)
+    return export_task_model(
+        export_dir,
+        run.model,
+        lambda predict: task.serving_signatures(run, predict, layers),
+        layers,
+        overwrite=overwrite,
+        runtime=runtime,
+    )
 
 
 def _build_or_load(
@@ -141,6 +155,33 @@ def _build_or_load(
     info = task.new_info(inputs, pretrained)
     task.check(inputs, info)
     return info, task.build_model(pretrained.encoder, info, precision), pretrained.spm_model_file
+
+
+def export_finished_run(
+    output_dir: str, export_dir: str, overwrite: bool = False, runtime: Runtime | None = None
+) -> str:
+    """The SavedModel of a finished run or a converted task model (`albert-tf convert` writes
+    its `task.json`) at `export_dir`: its family's signatures, as `--export_saved_model` writes
+    them with the family's default settings (e.g. span QA's `max_answer_length`); `runtime`'s
+    serving form (default: the plain reference)."""
+    refuse_existing(export_dir, overwrite)  # Before the slow part.
+    values = read_task_file(output_dir)
+    if FAMILY_KEY not in values:
+        raise UserError(
+            "task.json names no task family (a run from before families were recorded)",
+            where=os.path.join(output_dir, TASK_FILE),
+            fix="export it with its family's command and --export_saved_model",
+        )
+    family = get_family(values[FAMILY_KEY])
+    task = family(family.config_class(do_train=False, do_eval=False, export_saved_model=True))
+    info = read_task_info(output_dir, task)
+    model = load_finetuned_model(output_dir)
+    featurizer = task.featurizer(run_spm_file(output_dir), info)
+    strategy = tf.distribute.get_strategy()
+    run = FinetuneRun(
+        task.config, output_dir, strategy, info, TaskInputs(), featurizer, model, task.name
+    )
+    return _export(task, run, export_dir, overwrite, runtime or Runtime.plain())
 
 
 def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:

@@ -7,7 +7,7 @@ speed-only forms) becomes a flag with its type, default and help text
 
 Illustration (not run; albert_tf/commands/classify.py, the `albert-tf classify` command):
     from albert_tf import cli
-    from albert_tf.finetune.classification.task import ClassificationTask
+    from albert_tf.finetune.classification.classification_task import ClassificationTask
     from albert_tf.finetune.flags import finetune_main
 
     main = finetune_main(ClassificationTask)
@@ -26,7 +26,7 @@ from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.errors import UserError
 from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.finetune_config import FinetuneConfig
-from albert_tf.finetune.task import FinetuneTask
+from albert_tf.finetune.task_family import FinetuneTask
 from albert_tf.runtime.runtime import RuntimeOptions
 
 FLAGS = flags.FLAGS

@@ -3,7 +3,7 @@
 `model.predict` runs every batch at its packed length. On one CPU replica, prediction here cuts
 each batch to its longest text (`cut_to_longest`), as the exported SavedModels do, so short texts
 cost less than `max_seq_length`; the outputs are the same (padded keys are masked out). One
-`tf.function` per model serves every batch (lengths are rounded up to a few shapes).
+`tf.function` per model, traced once, serves every batch.
 Elsewhere (GPUs, TPUs, several replicas) it is `model.predict`: static shapes, and the strategy
 places and splits the batches.
 """
@@ -36,19 +36,24 @@ def cuts_batches(strategy: tf.distribute.Strategy | None = None) -> bool:
     return strategy.num_replicas_in_sync == 1 and not has_accelerator()
 
 
-def inference_call(model: keras.Model) -> Callable[[Any], Any]:
-    """`model(inputs, training=False)` as one `tf.function` per model (shapes relaxed).
+def inference_call(model: keras.Model, features: Any) -> Callable[[Any], Any]:
+    """`model(inputs, training=False)` as one `tf.function` per model, traced once for every
+    batch size and length (an input signature of `features`' structure and ranks).
 
     Example:
     >>> inputs = keras.Input((2,))
     >>> model = keras.Model(inputs, keras.layers.Dense(1, use_bias=False)(inputs))
-    >>> inference_call(model) is inference_call(model)
+    >>> call = inference_call(model, tf.ones([3, 2]))
+    >>> call is inference_call(model, tf.ones([5, 2]))
     True
     """
     if model not in _CALLS:
         model_ref = weakref.ref(model)  # The function must not keep its own cache key alive.
+        spec = tf.nest.map_structure(
+            lambda t: tf.TensorSpec([None] * t.shape.rank, t.dtype), features
+        )
         _CALLS[model] = tf.function(
-            lambda inputs: model_ref()(inputs, training=False), reduce_retracing=True
+            lambda inputs: model_ref()(inputs, training=False), input_signature=[spec]
         )
     return _CALLS[model]
 
@@ -81,10 +86,10 @@ def predict_outputs(
     """
     if not cuts_batches(strategy):
         return _as_float32(model.predict(dataset, verbose=0))
-    call = inference_call(model)
     outputs = []
     for features in dataset.with_options(NOTHING_TO_TUNE):
         features = features[0] if isinstance(features, tuple) else features
+        call = inference_call(model, features)
         full_length = features["input_mask"].shape[-1]
         if features["input_mask"].shape.rank == 2:
             features = cut_to_longest(features)

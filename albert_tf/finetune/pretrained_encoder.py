@@ -110,7 +110,7 @@ def load_pretrained_encoder(
         model = load_converted_model(converted_format, init, albert_config, heads=False)
         logging.info("Fine-tuning from the %s checkpoint %s.", converted_format, init)
         return PretrainedEncoder(
-            _with_dtype(model, dtype), spm_model_file=_spm_beside(init), source=init
+            _with_dtype(model, dtype), spm_model_file=spm_beside(init), source=init
         )
     final_encoder = os.path.join(init, ENCODER_FILE)
     if os.path.isdir(init) and os.path.isfile(final_encoder):
@@ -205,7 +205,8 @@ def _foreign_format(path: str) -> str | None:
     return None
 
 
-def _spm_beside(path: str) -> str | None:
+def spm_beside(path: str) -> str | None:
+    """The one SentencePiece `*.model` file in `path`'s directory, else None."""
     directory = path if os.path.isdir(path) else os.path.dirname(path)
     models = sorted(glob.glob(os.path.join(directory, "*.model")))
     return models[0] if len(models) == 1 else None

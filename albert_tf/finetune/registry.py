@@ -3,11 +3,12 @@
 A family registers itself where it is defined: a `FinetuneTask` subclass given a name
 (`class TaggingTask(FinetuneTask, family="tagging", ...)`) calls `register_family`, so importing
 it is enough, and `run_finetuning(config, ...)` then finds it by the type of `config`. The
-built-in families are defined in their `task.py` (`albert_tf.finetune.classification.task`,
-...), which their scripts and public functions import.
+built-in families are defined in their `<family>_task.py`
+(`albert_tf.finetune.classification.classification_task`, ...), which their scripts and public
+functions import.
 
 Example:
-    >>> import albert_tf.finetune.tagging.task
+    >>> import albert_tf.finetune.tagging.tagging_task
     >>> get_family("tagging").config_class.__name__
     'TaggingConfig'
 """
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from albert_tf.config_fields import check_choice
 
 if TYPE_CHECKING:  # The families' base class registers them: no import back at run time.
-    from albert_tf.finetune.task import FinetuneTask
+    from albert_tf.finetune.task_family import FinetuneTask
 
 _FAMILIES: dict[str, type[FinetuneTask]] = {}
 
@@ -36,6 +37,12 @@ def register_family(family: type[FinetuneTask]) -> type[FinetuneTask]:
             raise ValueError(f"{other.__qualname__} takes {family.config_class.__name__} already")
     _FAMILIES[family.name] = family
     return family
+
+
+def unregister_family(family: type[FinetuneTask]) -> None:
+    """Removes `family` from the registry (e.g. a family a test registered for itself)."""
+    if _FAMILIES.get(family.name) is family:
+        del _FAMILIES[family.name]
 
 
 def family_names() -> tuple[str, ...]:

@@ -95,3 +95,18 @@ def albert_model_proto_from_bytes(data: bytes, source: str = "<bytes>") -> bytes
     for piece_id in range(2, len(ALBERT_ID_LAYOUT)):
         proto.pieces[piece_id].type = sentencepiece_model_pb2.ModelProto.SentencePiece.USER_DEFINED
     return proto.SerializeToString()
+
+
+def without_dummy_prefix(data: bytes) -> bytes:
+    """The model with SentencePiece's dummy prefix off: a text is encoded as a continuation
+    of running text ("治" -> "治", not "▁治" or "▁" "治"), as each character of a
+    character-level file must be (its neighbors in running text have no space before them).
+
+    Example:
+        >>> proto = without_dummy_prefix(load_albert_model_proto(spm_model))
+        >>> parse_model_proto(proto).normalizer_spec.add_dummy_prefix
+        False
+    """
+    proto = parse_model_proto(data)
+    proto.normalizer_spec.add_dummy_prefix = False
+    return proto.SerializeToString()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -12,6 +11,7 @@ import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.convert import build_model, convert_checkpoint, load_model, save_model
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 
@@ -82,7 +82,7 @@ def test_script_converts_and_refuses_existing_output(tmp_path):
         "--from=tf1", "--to=hf", f"--input={tmp_path / 'tf1'}", f"--output={tmp_path / 'hf'}",
     )  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    result = commands.run(command, env=env)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Wrote" in result.stdout
     assert sorted(os.listdir(tmp_path / "hf")) == ["config.json", "model.safetensors"]

@@ -28,6 +28,7 @@ from albert_tf.convert.keras_hub_weights import keras_hub_path
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.models import AlbertClassifier, AlbertEncoder, AlbertSpanQA
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, TINY_ALBERT
 
@@ -342,8 +343,9 @@ def test_albert_tf_reads_a_keras_hub_classifier_preset(keras_hub_presets, tmp_pa
         "encoder.keras",
         "model.keras",
         "spm.model",
+        "task.json",
         "tokenizer_config.json",
-    ]  # fmt: skip: an encoder bundle (what fine-tuning reads) and the classifier
+    ]  # fmt: skip: an encoder bundle (what fine-tuning reads), the classifier and its task
     with open(os.path.join(output, "tokenizer_config.json"), encoding="utf-8") as f:
         assert json.load(f) == {"do_lower_case": True, "seq_length": 20}
     with open(os.path.join(preset, "assets", "tokenizer", "vocabulary.spm"), "rb") as f:
@@ -403,7 +405,7 @@ def test_script_refuses_another_architecture_in_one_line(keras_hub_presets, tmp_
         f"--input={keras_hub_presets.root / 'bert'}", f"--output={tmp_path / 'out'}",
     )  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TF_CPP_MIN_LOG_LEVEL": "3"}
-    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    result = commands.run(command, env=env)
     assert result.returncode == 2, result.stderr[-2000:]
     assert result.stderr.strip().splitlines()[-1].startswith("error: ")
     assert "BertBackbone preset, not ALBERT" in result.stderr

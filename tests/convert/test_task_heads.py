@@ -127,3 +127,44 @@ def test_task_model_round_trips_through_the_original_layout(hf_task_dir, tmp_pat
     )
     encoder = load_tf1_model(out_dir, heads=False)  # The backbone alone, head skipped.
     assert type(encoder).__name__ == "AlbertEncoder"
+
+
+@pytest.mark.slow  # Over 5 s: converts twice.
+def test_converted_task_models_are_finished_runs(tmp_path):
+    """`--to=albert_tf` writes a task model's run files: its family's task.json (HF's labels,
+    from Hugging Face or TF1 alike) and spm.model. (One writer for every head; the next test
+    reads each head's task.json.)"""
+    from albert_tf.convert.convert import convert_checkpoint
+    from albert_tf.export.export_source import task_model_source
+
+    hf_class, config_kwargs, class_name, _ = CASES["sequence_classification"]
+    directory = str(tmp_path / "hf")
+    random_hf_model(hf_class, seed=5, **config_kwargs).save_pretrained(directory)
+    hf_out = convert_checkpoint("hf", directory, "albert_tf", str(tmp_path / "from_hf"))
+    tf1_dir = save_model(load_hf_model(directory), "tf1", str(tmp_path / "tf1"))
+    tf1_out = convert_checkpoint("tf1", tf1_dir, "albert_tf", str(tmp_path / "from_tf1"))
+    for converted in (hf_out, tf1_out):
+        source = task_model_source(converted)
+        assert type(source.model).__name__ == class_name and source.task["do_lower_case"]
+    hf_task = task_model_source(hf_out).task
+    assert hf_task["problem"] == "classification"
+    assert hf_task["labels"] == ["LABEL_0", "LABEL_1", "LABEL_2"]
+
+
+def test_every_head_writes_a_task_json_its_family_reads():
+    import albert_tf.finetune.classification.classification_task  # noqa: F401  (registers the families)
+    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
+    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
+    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
+    from albert_tf.config import AlbertConfig
+    from albert_tf.convert.convert import converted_task_json
+    from albert_tf.convert.task_heads import TASK_HEADS
+    from albert_tf.finetune.registry import get_family
+    from albert_tf.models.encoder import AlbertEncoder
+    from tests.conftest import TINY_ALBERT
+
+    for head in TASK_HEADS:
+        model = head.build(AlbertEncoder(AlbertConfig(**TINY_ALBERT)), {"num_labels": 2})
+        task = converted_task_json(model, {"id2label": {"0": "no", "1": "yes"}}, False, 48)
+        info = get_family(task["family"]).info_class.from_json(task)
+        assert info.max_seq_length == 48 and info.do_lower_case is False, head.hf_architecture

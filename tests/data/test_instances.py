@@ -6,6 +6,7 @@ tell where it came from: label 0 must mean A precedes B, label 1 (SOP) that B pr
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -41,12 +42,12 @@ def _document_of_token(batch: TokenizedDocuments) -> np.ndarray:
 
 
 def _build(batch, options, seed=0, word_start=None):
-    if word_start is None:
-        word_start = np.ones(len(batch.token_ids) + OFFSET, dtype=bool)
-    pairs = build_segment_pairs(
-        batch, options, random.Random(seed), np.random.default_rng(seed), word_start
-    )
-    return pairs, word_start
+    """Pairs of `batch`, whose pieces start words where `word_start` (by id) says (default:
+    everywhere); returns them and the pieces' word starts."""
+    if word_start is not None:
+        batch = dataclasses.replace(batch, token_starts=word_start[batch.token_ids])
+    pairs = build_segment_pairs(batch, options, random.Random(seed), np.random.default_rng(seed))
+    return pairs, batch.token_starts
 
 
 def _check_pairs(batch, pairs, options):

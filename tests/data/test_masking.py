@@ -28,12 +28,13 @@ def _instances(seed: int, num_documents: int, max_seq_length: int):
         np.cumsum(lengths) - lengths,
         lengths,
         np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
+        token_starts=word_start[ids],
     )
     options = InstanceOptions(max_seq_length=max_seq_length)
-    pairs = build_segment_pairs(
-        batch, options, random.Random(seed), np.random.default_rng(seed), word_start
-    )
-    return assemble_instances(ids, pairs, max_seq_length, CLS, SEP, word_start)
+    pairs = build_segment_pairs(batch, options, random.Random(seed), np.random.default_rng(seed))
+    features = assemble_instances(ids, pairs, max_seq_length, CLS, SEP, batch.token_starts)
+    del features["source"]
+    return features
 
 
 def _mask(features, options, seed):

@@ -8,13 +8,14 @@ import subprocess
 
 import pytest
 
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 
 
 def _run(command: str, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    return subprocess.run(
+    return commands.run(
         command_line(command, *args),
         capture_output=True,
         text=True,

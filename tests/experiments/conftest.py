@@ -13,10 +13,18 @@ from tests.conftest import SAMPLE_TEXT, SHARED_DATA
 # 120 steps with a checkpoint every 10: long enough to be killed mid-training.
 TEST_SCALE = SCALES["tiny"].replace(num_train_steps=120)
 TWO_CELLS = ("nsp", "sop")
-# The optional downstream column: SST-2, a slice of its training set, one epoch.
-DOWNSTREAM = DownstreamOptions(
-    "sst-2", str(SHARED_DATA / "glue" / "SST-2"), max_train_examples=64, num_train_epochs=1.0
-)
+SST2 = SHARED_DATA / "glue" / "SST-2"
+
+
+@pytest.fixture(scope="session")
+def downstream(tmp_path_factory) -> DownstreamOptions:
+    """The optional downstream column: SST-2's first 64 training and 96 dev sentences, one
+    epoch (the column's code path, at a test's cost)."""
+    data_dir = tmp_path_factory.mktemp("sst2")
+    for name, rows in (("train.tsv", 64), ("dev.tsv", 96)):
+        lines = (SST2 / name).read_text(encoding="utf-8").splitlines(keepends=True)
+        (data_dir / name).write_text("".join(lines[: rows + 1]), encoding="utf-8")
+    return DownstreamOptions("sst-2", str(data_dir), max_train_examples=64, num_train_epochs=1.0)
 
 
 def experiment_inputs(spm_model_file: str) -> ExperimentInputs:
@@ -24,7 +32,7 @@ def experiment_inputs(spm_model_file: str) -> ExperimentInputs:
 
 
 @pytest.fixture(scope="session")
-def two_cell_experiment(tmp_path_factory, tiny_model_file):
+def two_cell_experiment(tmp_path_factory, tiny_model_file, downstream):
     """(experiment_dir, first ExperimentResult) of sentence_objective's nsp and sop cells."""
     experiment_dir = str(tmp_path_factory.mktemp("experiment") / "exp")
     result = run_experiment(
@@ -33,6 +41,6 @@ def two_cell_experiment(tmp_path_factory, tiny_model_file):
         experiment_inputs(tiny_model_file),
         TEST_SCALE,
         only_cells=TWO_CELLS,
-        downstream=DOWNSTREAM,
+        downstream=downstream,
     )
     return experiment_dir, result

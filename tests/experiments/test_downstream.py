@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from albert_tf.experiments.downstream import DownstreamOptions, finetune_cell
-from albert_tf.finetune.classification import task
+from albert_tf.finetune.classification import classification_task as task
 
 
 def test_finetune_cell_passes_every_option_and_reads_the_dev_accuracy(monkeypatch):

@@ -75,3 +75,10 @@ def test_steps_per_preset():
 def test_unknown_preset():
     with pytest.raises(UserError, match="sentence_objective"):
         expand_preset("nope", SCALES["tiny"])
+
+
+def test_chinese_masking_cells_differ_only_in_their_records_units():
+    char, wwm = expand_preset("chinese_masking", SCALES["cpu"])
+    assert (char.name, char.word_segmenter, char.records_name) == ("char", "none", "sop")
+    assert (wwm.name, wwm.word_segmenter, wwm.records_name) == ("wwm", "jieba", "sop_jieba")
+    assert char.albert_config(SCALES["cpu"], 8000) == wwm.albert_config(SCALES["cpu"], 8000)

@@ -6,7 +6,6 @@ import csv
 import json
 import os
 import signal
-import subprocess
 import time
 
 import pytest
@@ -14,9 +13,10 @@ import pytest
 from albert_tf.errors import UserError
 from albert_tf.experiments.runner import RESULT_FILE, run_experiment
 from albert_tf.experiments.scale import SCALES
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT
-from tests.experiments.conftest import DOWNSTREAM, TEST_SCALE, TWO_CELLS, experiment_inputs
+from tests.experiments.conftest import TEST_SCALE, TWO_CELLS, experiment_inputs
 from tests.tensorboard_events import read_hparams, read_scalars
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -65,7 +65,7 @@ def test_writes_csv_markdown_and_plots(two_cell_experiment):
             assert float(row[f"{name}_accuracy_se"]) > 0.0
         assert float(row["sop_eval_records"]) == TEST_SCALE.eval_records
         assert 0.0 < float(row["downstream_accuracy"]) < 1.0
-        assert float(row["downstream_examples"]) == 872  # SST-2 dev
+        assert float(row["downstream_examples"]) == 96  # The dev slice.
     markdown = open(os.path.join(experiment_dir, "results.md"), encoding="utf-8").read()
     assert "| cell | objective |" in markdown
     assert "90.5" in markdown and "86.5" in markdown  # the paper's figures beside ours
@@ -85,7 +85,7 @@ def test_writes_csv_markdown_and_plots(two_cell_experiment):
 
 
 @pytest.mark.slow  # Reads the two-cell experiment.
-def test_rerun_does_no_work(two_cell_experiment, tiny_model_file):
+def test_rerun_does_no_work(two_cell_experiment, tiny_model_file, downstream):
     experiment_dir, _ = two_cell_experiment
     results = [os.path.join(experiment_dir, "cells", c, RESULT_FILE) for c in TWO_CELLS]
     before = [os.stat(path).st_mtime_ns for path in results]
@@ -96,7 +96,7 @@ def test_rerun_does_no_work(two_cell_experiment, tiny_model_file):
         experiment_inputs(tiny_model_file),
         TEST_SCALE,
         only_cells=TWO_CELLS,
-        downstream=DOWNSTREAM,
+        downstream=downstream,
     )
     assert again.ran == []
     assert [os.stat(path).st_mtime_ns for path in results] == before
@@ -106,7 +106,9 @@ def test_rerun_does_no_work(two_cell_experiment, tiny_model_file):
 
 
 @pytest.mark.slow  # Reads the two-cell experiment.
-def test_other_settings_in_the_same_directory_are_refused(two_cell_experiment, tiny_model_file):
+def test_other_settings_in_the_same_directory_are_refused(
+    two_cell_experiment, tiny_model_file, downstream
+):
     experiment_dir, _ = two_cell_experiment
     with pytest.raises(UserError, match="scale"):
         run_experiment(
@@ -115,11 +117,11 @@ def test_other_settings_in_the_same_directory_are_refused(two_cell_experiment, t
             experiment_inputs(tiny_model_file),
             TEST_SCALE.replace(num_train_steps=7),
             only_cells=TWO_CELLS,
-            downstream=DOWNSTREAM,
+            downstream=downstream,
         )
 
 
-def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
+def _command(experiment_dir: str, spm_model_file: str, downstream) -> list[str]:
     return command_line(
         "experiment",
         "--preset=sentence_objective",
@@ -130,10 +132,10 @@ def _command(experiment_dir: str, spm_model_file: str) -> list[str]:
         f"--eval_file={SAMPLE_TEXT}",
         f"--spm_model_file={spm_model_file}",
         f"--output_dir={experiment_dir}",
-        f"--downstream_task={DOWNSTREAM.task}",
-        f"--downstream_data_dir={DOWNSTREAM.data_dir}",
-        f"--downstream_max_train_examples={DOWNSTREAM.max_train_examples}",
-        f"--downstream_epochs={DOWNSTREAM.num_train_epochs}",
+        f"--downstream_task={downstream.task}",
+        f"--downstream_data_dir={downstream.data_dir}",
+        f"--downstream_max_train_examples={downstream.max_train_examples}",
+        f"--downstream_epochs={downstream.num_train_epochs}",
     )
 
 
@@ -147,16 +149,14 @@ def _latest_step(workdir: str) -> int:
 
 @pytest.mark.slow  # Two processes run a cell.
 def test_killed_mid_cell_then_rerun_gives_the_same_results(
-    two_cell_experiment, tiny_model_file, tmp_path
+    two_cell_experiment, tiny_model_file, tmp_path, downstream
 ):
     reference_dir, _ = two_cell_experiment
     experiment_dir = str(tmp_path / "exp")
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    command = _command(experiment_dir, tiny_model_file)
+    command = _command(experiment_dir, tiny_model_file, downstream)
     workdir = os.path.join(experiment_dir, "cells", TWO_CELLS[0], "pretrain")
-    process = subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+    process = commands.start(command, str(tmp_path), env=env)
     try:
         deadline = time.monotonic() + 240
         while _latest_step(workdir) == 0:
@@ -170,7 +170,7 @@ def test_killed_mid_cell_then_rerun_gives_the_same_results(
     assert 0 < killed_at < TEST_SCALE.num_train_steps  # killed mid-training
     assert not os.path.exists(os.path.join(workdir, "..", RESULT_FILE))
 
-    rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    rerun = commands.run(command, env=env, timeout=300)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert "Resumed from" in rerun.stderr
 

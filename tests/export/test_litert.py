@@ -268,27 +268,19 @@ def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
 
 @pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
-    import subprocess
-
     from albert_tf.export.encoder_bundle import save_encoder_bundle
+    from tests import commands
     from tests.commands import command_line
 
     bundle = save_encoder_bundle(str(tmp_path / "bundle"), lt_encoder, tiny_model_file)
     out = tmp_path / "litert"
     args = command_line("export-litert", f"--source={bundle}", f"--output_dir={out}")
-    done = subprocess.run(
-        [*args, "--quantizations=int8", "--inputs=text", "--seq_length=16"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = commands.run([*args, "--quantizations=int8", "--inputs=text", "--seq_length=16"])
     assert done.returncode == 0, done.stderr[-2000:]
     assert sorted(p.name for p in out.iterdir()) == ["encoder_text_int8_b1.tflite", "litert.json"]
     result = LiteRtModel(str(out / "encoder_text_int8_b1.tflite")).run_texts(["hello world"])
     assert result["sequence_output"].shape == (1, 16, TINY_ALBERT["hidden_size"])
-    bad = subprocess.run(
-        [*args, "--overwrite", "--quantizations=int4"], capture_output=True, text=True, check=False
-    )
+    bad = commands.run([*args, "--overwrite", "--quantizations=int4"])
     assert bad.returncode == 2 and "error: unknown or no values ['int4']" in bad.stderr
 
 

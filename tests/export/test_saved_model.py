@@ -20,6 +20,7 @@ from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from albert_tf.tokenization import AlbertTokenizer
 from albert_tf.tokenization.text_packing import pack_segments_reference
 from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
+from tests.fresh_process import run_without_albert_tf
 from tests.warmup_replay import assert_replayed
 
 VENV_BIN = pathlib.Path(sys.executable).parent
@@ -208,14 +209,7 @@ def test_fill_mask_equals_the_keras_head(sm_loaded, sm_pretrainer, sm_tokenizer)
 
 _FRESH_PROCESS_SCRIPT = textwrap.dedent(
     """
-    import importlib.abc, json, sys
-
-    class BlockAlbertTf(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] == "albert_tf":
-                raise ImportError("albert_tf is blocked in this process")
-
-    sys.meta_path.insert(0, BlockAlbertTf())
+    import json, sys
     try:
         import albert_tf  # noqa: F401
         sys.exit("albert_tf is importable")
@@ -246,26 +240,9 @@ def test_moved_export_loads_in_a_process_without_albert_tf(sm_export_dir, sm_loa
     shutil.copytree(sm_export_dir, tmp_path / "original")
     moved.parent.mkdir()
     shutil.move(str(tmp_path / "original"), str(moved))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-c",
-            _FRESH_PROCESS_SCRIPT,
-            str(moved),
-            json.dumps(TEXTS),
-            json.dumps(MASKED_TEXTS),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=180,
+    got = run_without_albert_tf(
+        _FRESH_PROCESS_SCRIPT, str(moved), json.dumps(TEXTS), json.dumps(MASKED_TEXTS), cwd=tmp_path
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    line = next(line for line in result.stdout.splitlines() if line.startswith("RESULT"))
-    got = json.loads(line[len("RESULT") :])
     assert got["modules"] == []
     assert got["asset_path"].startswith(str(moved))
     for name, values in expected_encoded.items():

@@ -11,13 +11,14 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for loadi
 
 from albert_tf.config import AlbertConfig
 from albert_tf.models import AlbertEncoder
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import TINY_ALBERT
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
     # A subprocess: the command's absl flags are process-global.
-    return subprocess.run(
+    return commands.run(
         command_line("export", *argv),
         capture_output=True,
         text=True,

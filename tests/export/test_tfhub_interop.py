@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ import transformers
 
 from albert_tf.convert.convert import convert_checkpoint, load_model
 from albert_tf.export.tfhub import TfHubSource, export_tfhub
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, TINY_VOCAB_SIZE
 from tests.convert.test_hf_checkpoint import padded_batch, torch_outputs
@@ -55,7 +55,7 @@ def _export_with_the_script(fmt: str, path: str, spm_model_file: str, export_dir
         f"--export_dir={export_dir}",
     )
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    result = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+    result = commands.run(command, env=env, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     assert f"Exported {export_dir}" in result.stdout
 

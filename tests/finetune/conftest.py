@@ -62,6 +62,21 @@ def finished_run(tmp_path_factory, config, name: str) -> tuple[str, dict[str, An
     return output_dir, run_finetuning(config, output_dir)
 
 
+def onnx_export_of(run: tuple[str, dict], tmp_path_factory, name: str) -> tuple[dict, str]:
+    """A finished run's `task.json` and its float32 ONNX export (`export_onnx`)."""
+    import json
+    import os
+
+    from albert_tf.export.export_source import task_model_source
+    from albert_tf.export.onnx.onnx_export import export_onnx
+
+    output_dir = run[0]
+    with open(os.path.join(output_dir, "task.json"), encoding="utf-8") as handle:
+        task = json.load(handle)
+    directory = str(tmp_path_factory.mktemp(name) / "onnx")
+    return task, export_onnx(directory, task_model_source(output_dir), ["float32"])
+
+
 def write_lines(path: pathlib.Path | str, lines: list[str]) -> str:
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -59,13 +59,12 @@ def test_cut_batches_equal_model_predict(classifier):
 
 def test_batches_run_cut_to_their_longest_text(classifier, monkeypatch):
     lengths = []
-    call = inference_call(classifier)
 
     def recording(inputs):
         lengths.append(int(inputs["input_mask"].shape[1]))
-        return call(inputs)
+        return inference_call(classifier, inputs)(inputs)
 
-    monkeypatch.setattr(prediction, "inference_call", lambda model: recording)
+    monkeypatch.setattr(prediction, "inference_call", lambda model, features: recording)
     predict_outputs(classifier, batches(features(8, longest=12)))
     assert lengths == [16, 16]  # Not 40: the longest text rounded up to 16 pieces.
 
@@ -89,6 +88,12 @@ def test_multiple_choice_options_are_not_cut(tiny_config):
     values = {name: value.reshape(4, 2, LENGTH) for name, value in flat.items()}
     expected = model.predict(values, batch_size=2, verbose=0)
     np.testing.assert_allclose(predict_outputs(model, batches(values, 2)), expected, atol=1e-5)
+
+
+def test_one_trace_serves_every_batch_size_and_length(classifier):
+    predict_outputs(classifier, batches(features(10, longest=30), batch_size=4))  # 4, 4, 2 rows.
+    predict_outputs(classifier, batches(features(3, longest=5)))
+    assert inference_call(classifier, None).experimental_get_tracing_count() == 1
 
 
 def test_new_weights_are_seen(classifier):

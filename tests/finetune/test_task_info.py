@@ -3,17 +3,24 @@ family is refused; the registry finds families by name and by config."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
 from albert_tf.errors import UserError
-from albert_tf.finetune.classification.task import ClassificationInfo, ClassificationTask
+from albert_tf.finetune.classification.classification_task import (
+    ClassificationInfo,
+    ClassificationTask,
+)
 from albert_tf.finetune.driver import read_task_info
-from albert_tf.finetune.multiple_choice.task import MultipleChoiceInfo, MultipleChoiceTask
+from albert_tf.finetune.multiple_choice.multiple_choice_task import (
+    MultipleChoiceInfo,
+    MultipleChoiceTask,
+)
 from albert_tf.finetune.registry import family_for_config, get_family
-from albert_tf.finetune.span_qa.task import SquadInfo, SquadTask
-from albert_tf.finetune.tagging.task import TaggingInfo, TaggingTask
+from albert_tf.finetune.span_qa.squad_task import SquadInfo, SquadTask
+from albert_tf.finetune.tagging.tagging_task import TaggingInfo, TaggingTask
 
 # task.json as each family wrote it before the info was typed (no "family" key).
 EARLIER_TASK_FILES = {
@@ -60,7 +67,13 @@ def test_earlier_task_files_load_and_round_trip(family, tmp_path):
     (tmp_path / "task.json").write_text(json.dumps(values))
     info = read_task_info(str(tmp_path), family(family.config_class()))
     assert isinstance(info, family.info_class)
-    assert info.to_json() == values
+    written = info.to_json()
+    assert {name: written[name] for name in values} == values
+    # Fields added since (e.g. tagging's `character_level`) take their defaults.
+    defaults = {f.name: f.default for f in dataclasses.fields(family.info_class)}
+    assert {name: written[name] for name in written.keys() - values.keys()} == {
+        name: defaults[name] for name in written.keys() - values.keys()
+    }
     assert family.info_class.from_json(info.to_json()) == info
     assert get_family(family.name) is family
     assert family_for_config(family.config_class()) is family

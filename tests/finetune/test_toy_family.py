@@ -22,8 +22,8 @@ from albert_tf.errors import UserError
 from albert_tf.finetune import FinetuneConfig, FinetuneTask
 from albert_tf.finetune.datasets import evaluation_batches
 from albert_tf.finetune.driver import run_finetuning
-from albert_tf.finetune.registry import get_family
-from albert_tf.finetune.task import TaskInputs, TrainingData
+from albert_tf.finetune.registry import get_family, register_family, unregister_family
+from albert_tf.finetune.task_family import TaskInputs, TrainingData
 from albert_tf.models import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.finetune.conftest import write_lines
@@ -36,11 +36,21 @@ class DigitConfig(FinetuneConfig):
     data_file: str = option("", "TSV of `text<TAB>1 if it holds a digit, else 0`.")
 
 
-class DigitTask(FinetuneTask, family="has_digit", config_class=DigitConfig):
+@dataclasses.dataclass(frozen=True)
+class DigitInputs(TaskInputs):
+    texts: list[str]
+    labels: np.ndarray
+
+
+# Registered for this module's tests only (`digit_family`); a family of the package says
+# `class ...(FinetuneTask, family="has_digit", config_class=DigitConfig)` instead.
+class DigitTask(FinetuneTask):
+    name, config_class = "has_digit", DigitConfig
+
     def read_inputs(self, saved):
         rows = [line.split("\t") for line in open(self.config.data_file, encoding="utf-8")]
         texts, labels = [text for text, _ in rows], np.array([int(y) for _, y in rows])
-        return TaskInputs(train=(texts, labels), dev=(texts, labels), test=(texts, labels))
+        return DigitInputs(texts, labels)
 
     def info_values(self, inputs):
         return {"task": "has_digit"}  # TaskInfo's lengths and casing: the config's, the encoder's.
@@ -52,7 +62,7 @@ class DigitTask(FinetuneTask, family="has_digit", config_class=DigitConfig):
         return AlbertClassifier(encoder, 2, dtype=dtype)
 
     def training_data(self, run):
-        texts, labels = run.inputs.train
+        texts, labels = run.inputs.texts, run.inputs.labels
         features = tf.data.Dataset.from_tensor_slices(texts).batch(8).map(run.featurizer)
         labels = tf.data.Dataset.from_tensor_slices(labels)
         examples = tf.data.Dataset.zip((features.unbatch(), labels))
@@ -66,24 +76,34 @@ class DigitTask(FinetuneTask, family="has_digit", config_class=DigitConfig):
         return run.predict_outputs(evaluation_batches(features.unbatch(), 8)).argmax(-1)
 
     def evaluate(self, run):
-        texts, labels = run.inputs.dev
+        texts, labels = run.inputs.texts, run.inputs.labels
         return {"dev/accuracy": float(np.mean(self._predict(run, texts) == labels))}
 
     def predict(self, run):
         path = run.path("predictions.txt")
-        write_lines(path, [str(y) for y in self._predict(run, run.inputs.test[0])])
+        write_lines(path, [str(y) for y in self._predict(run, run.inputs.texts)])
         return {"predictions": path}
-
-    def serving_signatures(self, run, predict):
-        def has_digit(text):
-            logits = tf.cast(predict(run.featurizer(text)), tf.float32)
-            return {"probability": tf.nn.softmax(logits)[:, 1]}
-
-        return {"has_digit": (has_digit, [tf.TensorSpec([None], tf.string)])}
 
     def serving_layers(self, run):
         run.featurizer(tf.constant([""]))  # Export needs built layers.
         return [run.featurizer]
+
+    def serving_signatures(self, run, predict, layers):
+        [featurizer] = layers
+
+        def has_digit(text):
+            logits = tf.cast(predict(featurizer(text)), tf.float32)
+            return {"probability": tf.nn.softmax(logits)[:, 1]}
+
+        return {"has_digit": (has_digit, [tf.TensorSpec([None], tf.string)])}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def digit_family():
+    """The toy family registered while this module's tests run, and no longer."""
+    register_family(DigitTask)
+    yield DigitTask
+    unregister_family(DigitTask)
 
 
 @pytest.fixture(scope="module")

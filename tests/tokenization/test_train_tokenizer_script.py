@@ -1,9 +1,9 @@
 """`albert-tf tokenizer` runs end to end and writes .model and .vocab."""
 
 import os
-import subprocess
 
 from albert_tf.tokenization.model_proto import load_albert_model_proto
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT
 
@@ -11,7 +11,7 @@ from tests.conftest import REPO_ROOT, SAMPLE_TEXT
 def test_script_writes_model_and_vocab(tmp_path):
     prefix = tmp_path / "out" / "spm"
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    result = subprocess.run(
+    result = commands.run(
         command_line(
             "tokenizer",
             f"--input_files={SAMPLE_TEXT},{SAMPLE_TEXT}",
@@ -32,7 +32,7 @@ def test_script_writes_model_and_vocab(tmp_path):
 
 
 def test_script_reports_missing_input(tmp_path):
-    result = subprocess.run(
+    result = commands.run(
         command_line(
             "tokenizer",
             f"--input_files={tmp_path}/none_*.txt",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from albert_tf.config_fields import option
-from albert_tf.finetune.classification.tasks import PROBLEMS, TASK_NAMES, canonical_task_name
+from albert_tf.finetune.classification.task_specs import PROBLEMS, TASK_NAMES, canonical_task_name
 from albert_tf.finetune.finetune_config import FinetuneConfig
 
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from albert_tf.errors import MissingInputError, UserError
-from albert_tf.finetune.classification.tasks import Column, ColumnLayout, TaskSpec
+from albert_tf.finetune.classification.task_specs import Column, ColumnLayout, TaskSpec
 
 # GLUE fields can be long (MNLI parses); the csv default limit is 128 KiB.
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))

@@ -31,6 +31,7 @@ import tensorflow as tf
 from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
 from albert_tf.models.classifier import AlbertClassifier
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from albert_tf.tokenization.trim_padding import cut_to_longest
 
@@ -87,6 +88,7 @@ def export_classifier(
     labels: Sequence[str] | None,
     is_pair: bool = False,
     overwrite: bool = False,
+    runtime: Runtime | None = None,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
 
@@ -97,6 +99,7 @@ def export_classifier(
         labels: class names in id order, or None for a regression.
         is_pair: export `classify_text_pair` (pair tasks) instead of `classify_text`.
         overwrite: replace an existing `export_dir` once the new one is complete.
+        runtime: the serving forms (`export_task_model`; default: the plain reference).
 
     Returns:
         `export_dir`.
@@ -109,4 +112,5 @@ def export_classifier(
         lambda predict: classifier_endpoints(predict, text_features, labels, is_pair),
         [built_text_features(text_features, is_pair)],
         overwrite,
+        runtime=runtime,
     )

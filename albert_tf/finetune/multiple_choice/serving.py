@@ -28,8 +28,10 @@ from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
+from albert_tf.runtime.runtime import Runtime
 
-_LETTERS = tf.constant([chr(ord("A") + i) for i in range(26)])
+# A string per option (made in the traced graph: no TensorFlow op runs at import).
+_LETTERS = [chr(ord("A") + i) for i in range(26)]
 _IDS_SPEC = tf.TensorSpec([None, None, None], tf.int32)
 _TEXT_SPEC = tf.TensorSpec([None], tf.string)
 _OPTIONS_SPEC = tf.TensorSpec([None, None], tf.string)
@@ -39,7 +41,7 @@ def multiple_choice_endpoints(predict: Predict, features: ChoiceFeatures) -> End
     """Signature name -> (function, input signature) of the module docstring."""
 
     def outputs(packed: dict[str, tf.Tensor]) -> dict[str, tf.Tensor]:
-        return choice_outputs(predict(packed), _LETTERS, "answer")
+        return choice_outputs(predict(packed), tf.constant(_LETTERS), "answer")
 
     def serve(input_word_ids, input_mask, input_type_ids):
         return outputs(
@@ -71,6 +73,7 @@ def export_multiple_choice(
     model: AlbertMultipleChoice,
     features: ChoiceFeatures,
     overwrite: bool = False,
+    runtime: Runtime | None = None,
 ) -> str:
     """Saves the SavedModel (written under a temporary name, renamed when complete)."""
     return export_task_model(
@@ -79,4 +82,5 @@ def export_multiple_choice(
         lambda predict: multiple_choice_endpoints(predict, features),
         [built_choice_features(features)],
         overwrite,
+        runtime=runtime,
     )

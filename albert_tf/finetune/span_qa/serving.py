@@ -31,6 +31,7 @@ from albert_tf.export.task_export import Predict, export_task_model
 from albert_tf.finetune.span_qa.decoding import AnswerRules
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
 from albert_tf.models.span_qa import AlbertSpanQA
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.piece_offsets import encode_with_offsets_tf
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
@@ -170,6 +171,7 @@ def export_span_qa(
     featurizer: SquadFeaturizer,
     rules: AnswerRules = AnswerRules(),
     overwrite: bool = False,
+    runtime: Runtime | None = None,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
 
@@ -179,6 +181,7 @@ def export_span_qa(
         featurizer: the run's `SquadFeaturizer` (tokenizer, lengths, stride).
         rules: answer length and v2's null answers, as `decoding.decode` applies them.
         overwrite: replace an existing `export_dir` once the new one is complete.
+        runtime: the serving forms (`export_task_model`; default: the plain reference).
     """
     layer = serving_tokenizer(featurizer)
     return export_task_model(
@@ -187,4 +190,5 @@ def export_span_qa(
         lambda predict: span_qa_endpoints(predict, layer, featurizer, rules),
         [layer],
         overwrite,
+        runtime=runtime,
     )

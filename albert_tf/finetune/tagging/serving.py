@@ -3,7 +3,8 @@
 Signatures:
 
 * `tag(text)`: sentences `tf.string` [B] -> split at ASCII whitespace into words (as
-  `tf.strings.split`), one tag per word.
+  `tf.strings.split`), one tag per word; for a character-level tagger (Chinese NER) every
+  character but whitespace is a word.
 * `tag_words(words, num_words)`: pre-split words as a padded `tf.string` [B, N] with each
   row's word count int32 [B] (a SavedModel signature takes no ragged tensor; words past
   `num_words` are ignored, so any padding value works).
@@ -37,13 +38,18 @@ from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.task_export import Predict, export_task_model
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.models.token_classifier import AlbertTokenClassifier
+from albert_tf.runtime.runtime import Runtime
+from albert_tf.tokenization.normalize import whitespace_regex_class
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
 
 
 def tagger_endpoints(
-    predict: Predict, aligner: WordPieceAligner, labels: Sequence[str]
+    predict: Predict,
+    aligner: WordPieceAligner,
+    labels: Sequence[str],
+    character_level: bool = False,
 ) -> Endpoints:
     """Signature name -> (function, input signature) of the module docstring."""
     label_names = tf.constant(list(labels))
@@ -62,7 +68,11 @@ def tagger_endpoints(
         }
 
     def tag(text):
-        return tag_ragged(tf.strings.split(text))
+        if not character_level:
+            return tag_ragged(tf.strings.split(text))
+        characters = tf.strings.unicode_split(text, "UTF-8")
+        is_space = tf.strings.regex_full_match(characters, whitespace_regex_class())
+        return tag_ragged(tf.ragged.boolean_mask(characters, ~is_space))
 
     def tag_words(words, num_words):
         lengths = tf.minimum(tf.maximum(num_words, 0), tf.shape(words)[1])
@@ -89,6 +99,8 @@ def export_tagger(
     aligner: WordPieceAligner,
     labels: Sequence[str],
     overwrite: bool = False,
+    runtime: Runtime | None = None,
+    character_level: bool = False,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
 
@@ -98,6 +110,8 @@ def export_tagger(
         aligner: its word-piece aligner (tokenizer + windows at the training `max_seq_length`).
         labels: tag names in id order.
         overwrite: replace an existing `export_dir` once the new one is complete.
+        runtime: the serving forms (`export_task_model`; default: the plain reference).
+        character_level: `tag(text)` tags characters (see the module docstring).
 
     Returns:
         `export_dir`.
@@ -107,9 +121,10 @@ def export_tagger(
     return export_task_model(
         export_dir,
         model,
-        lambda predict: tagger_endpoints(predict, aligner, labels),
+        lambda predict: tagger_endpoints(predict, aligner, labels, character_level),
         [built_tokenizer(aligner)],
         overwrite,
+        runtime=runtime,
     )
 
 

@@ -36,6 +36,12 @@ class TaggingConfig(FinetuneConfig):
         False, "Train every piece of a word on its tag (else the first piece only)."
     )
     labels: tuple[str, ...] = option((), "The tag set (default: the tags of the training file).")
+    character_level: bool = option(
+        False,
+        "Each token is one character of text written without spaces (Chinese NER, one "
+        "character a line): it is tokenized as running text, without the word-start piece, "
+        "and tag(text) tags every character.",
+    )
 
     def __post_init__(self) -> None:
         # Frozen: the scheme is kept lowercase ("BIO" -> "bio"), before the choices are checked.

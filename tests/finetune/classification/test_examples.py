@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from albert_tf.finetune.classification.examples import infer_labels, read_examples, read_unlabeled
-from albert_tf.finetune.classification.tasks import generic_task, get_task
+from albert_tf.finetune.classification.task_specs import generic_task, get_task
 from tests.finetune.classification.conftest import GLUE_DIR
 from tests.finetune.conftest import write_lines
 

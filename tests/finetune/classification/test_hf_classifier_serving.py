@@ -8,6 +8,7 @@ equal PyTorch's on the ids of HF's own tokenizer (which equal the SavedModel's p
 
 from __future__ import annotations
 
+import json
 import os
 
 import keras
@@ -26,6 +27,7 @@ from tests.conftest import TINY_VOCAB_SIZE
 pytestmark = pytest.mark.slow  # Converts a Hugging Face model and exports it.
 
 SEQ_LENGTH = 48  # Long enough that no pair is truncated.
+LABELS = ("negative", "neutral", "positive")
 TEXTS_A = ["a gorgeous , witty film", "the worst script ever", "warm and funny", "boring"]
 TEXTS_B = ["it was good .", "i did not like it at all , sadly", "yes", "the end"]
 
@@ -42,7 +44,8 @@ def hf_classifier_dir(tmp_path_factory, tiny_model_file):
         intermediate_size=48,
         max_position_embeddings=64,
         hidden_act="gelu_new",
-        num_labels=3,
+        id2label=dict(enumerate(LABELS)),
+        label2id={label: i for i, label in enumerate(LABELS)},
     )
     model = transformers.AlbertForSequenceClassification(config).eval()
     with torch.no_grad():
@@ -100,3 +103,44 @@ def test_converted_hf_classifier_serves_raw_text(
         outputs = served.signatures["classify_text"](text_a=tf.constant(TEXTS_A))
     assert np.abs(expected).max() > 0.1, "trivially small logits"
     np.testing.assert_allclose(outputs["logits"].numpy(), expected, rtol=0, atol=1e-5)
+
+
+@pytest.mark.slow  # Over 5 s: exports a converted classifier three ways.
+def test_converted_classifier_is_a_source_of_every_export(
+    hf_classifier_dir, converted_dir, tmp_path
+):
+    """Converted, the HF classifier is a finished run (task.json with HF's labels, spm.model):
+    the SavedModel, LiteRT, TF Hub and ONNX exports read it as they read a run."""
+    from albert_tf.export.litert import classifier_outputs
+    from albert_tf.export.litert_export import litert_source
+    from albert_tf.export.onnx.onnx_export import export_onnx
+    from albert_tf.export.onnx.runner import OnnxModel
+    from albert_tf.export.tfhub import load_tfhub_source
+    from albert_tf.finetune.driver import export_finished_run
+    from albert_tf.finetune.export_sources import load_export_source
+
+    torch_model, hf_tokenizer, _ = hf_classifier_dir
+    task = json.load(open(os.path.join(converted_dir, "task.json")))
+    assert task["family"] == "classification" and task["labels"] == list(LABELS)
+    source = load_export_source(converted_dir)
+    assert source.kind == "classifier" and source.spm_model_file.endswith("spm.model")
+    assert task["max_seq_length"] == 64  # 128, the original recipe's, within 64 positions.
+    length = task["max_seq_length"]
+    hf_batch = hf_tokenizer(TEXTS_A, padding="max_length", max_length=length, return_tensors="pt")
+    with torch.no_grad():
+        expected = torch_model(**hf_batch).logits.numpy()
+    # SavedModel: the family's signatures, from the directory alone.
+    served = tf.saved_model.load(export_finished_run(converted_dir, str(tmp_path / "sm")))
+    outputs = served.signatures["classify_text"](text_a=tf.constant(TEXTS_A))
+    np.testing.assert_allclose(outputs["logits"].numpy(), expected, atol=1e-5)
+    assert {label.decode() for label in outputs["labels"].numpy()} <= set(LABELS)
+    # ONNX, text through the export's own pre-step.
+    onnx_dir = export_onnx(str(tmp_path / "onnx"), source, ["float32"])
+    onnx_outputs = OnnxModel(onnx_dir).run_texts(TEXTS_A)
+    np.testing.assert_allclose(onnx_outputs["logits"], expected, atol=1e-4)
+    assert list(onnx_outputs["labels"]) == [LABELS[i] for i in expected.argmax(-1)]
+    # LiteRT and TF Hub take it as they take a run.
+    litert = litert_source(source)  # What export-litert converts (tests/export/test_litert.py).
+    assert litert.labels == list(LABELS) and litert.outputs is classifier_outputs
+    hub_source = load_tfhub_source(converted_dir)
+    assert hub_source.spm_model_file == source.spm_model_file and hub_source.do_lower_case

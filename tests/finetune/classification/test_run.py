@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
-from albert_tf.finetune.classification.task import run_classifier
+from albert_tf.finetune.classification.classification_task import run_classifier
 from albert_tf.finetune.training import plan_steps
 from tests.finetune.classification.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH
 from tests.finetune.conftest import write_lines
@@ -127,3 +127,40 @@ def test_plan_steps_matches_the_original_step_count():
     assert plan_steps(67349, 32, 1.0) == (2104, 1)
     assert plan_steps(100, 32, 0.5) == (1, 1)  # Less than an epoch: one short epoch.
     assert plan_steps(10, 32, 3.0) == (1, 1)  # Fewer examples than a batch: one step.
+
+
+@pytest.mark.slow  # Trains and exports a second model.
+def test_the_other_runtime_trains_and_serves_like_this_machines(
+    finetuned_run, tiny_run_config, tmp_path
+):
+    """The fixture's run used this machine's forms (`Runtime.for_machine()`, as the command);
+    the same run with every form the other way (fused kernels and the compiled one-text
+    forward on where they are off here, off where they are on) ends at the same model, within
+    float32 rounding, and records what it ran."""
+    import tensorflow as tf
+
+    from albert_tf.finetune.driver import run_finetuning
+    from albert_tf.runtime import Runtime
+
+    machine = Runtime.for_machine()
+    other = Runtime(
+        fused_kernels=not machine.fused_kernels, compiled_serving=not machine.compiled_serving
+    )
+    output_dir, results = finetuned_run
+    config = tiny_run_config.replace(export_saved_model=True, do_predict=False)
+    other_results = run_finetuning(config, str(tmp_path / "other"), other)
+    assert other_results["dev/accuracy"] == results["dev/accuracy"]
+    with open(tmp_path / "other" / "runtime.json") as handle:
+        forms = json.load(handle)["forms"]
+    assert {name: form["on"] for name, form in forms.items()} == {
+        "fused_kernels": other.fused_kernels,
+        "compiled_serving": other.compiled_serving,
+    }
+    texts = tf.constant(POSITIVE[:1] + NEGATIVE)  # One text, then a batch: both routes.
+    served = [
+        tf.saved_model.load(path).signatures["classify_text"]
+        for path in (results["saved_model"], other_results["saved_model"])
+    ]
+    for batch in (texts[:1], texts):
+        mine, theirs = (np.asarray(call(text_a=batch)["logits"]) for call in served)
+        np.testing.assert_allclose(theirs, mine, atol=2e-4)

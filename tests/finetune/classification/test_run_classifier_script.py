@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import subprocess
 
 import pytest
 
 from albert_tf.export.encoder_bundle import save_encoder_bundle
 from albert_tf.models.encoder import AlbertEncoder
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.classification.conftest import SEQ_LENGTH
@@ -26,7 +26,7 @@ def test_script_trains_and_evaluates_from_a_bundle(
         str(tmp_path / "bundle"), AlbertEncoder(tiny_config), tiny_model_file
     )
     output_dir = tmp_path / "out"
-    result = subprocess.run(
+    result = commands.run(
         command_line(
             "classify",
             "--task=sst-2",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from albert_tf.finetune.classification.tasks import (
+from albert_tf.finetune.classification.task_specs import (
     GLUE_TASKS,
     ColumnLayout,
     generic_task,

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import keras
 import numpy as np
@@ -15,8 +13,9 @@ import tensorflow as tf
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.finetune.multiple_choice.datasets import padded_options
 from albert_tf.finetune.multiple_choice.examples import read_race
-from albert_tf.finetune.multiple_choice.task import run_multiple_choice
+from albert_tf.finetune.multiple_choice.multiple_choice_task import run_multiple_choice
 from tests.finetune.multiple_choice.conftest import ARTICLES, race_article
+from tests.fresh_process import run_without_albert_tf
 
 
 @pytest.mark.slow  # Needs the trained multiple-choice run.
@@ -106,7 +105,7 @@ def test_bad_dev_file_is_found_before_training(tmp_path, choice_config):
 
 
 def test_holdout_splits_by_article(race_dirs, choice_config):
-    from albert_tf.finetune.multiple_choice.task import MultipleChoiceTask
+    from albert_tf.finetune.multiple_choice.multiple_choice_task import MultipleChoiceTask
 
     config = choice_config.replace(dev_file="", holdout_fraction=0.3, do_predict=False)
     data = MultipleChoiceTask(config).read_inputs(None)
@@ -129,15 +128,6 @@ def test_config_errors(choice_config):
 
 _FRESH_PROCESS = """
 import json, sys
-
-
-class NoAlbertTf:  # albert_tf may be pip-installed here: make importing it fail.
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] == "albert_tf":
-            raise ImportError("albert_tf is blocked")
-
-
-sys.meta_path.insert(0, NoAlbertTf())
 import tensorflow as tf
 import tensorflow_text  # noqa: F401
 chooser = tf.saved_model.load(sys.argv[1])
@@ -159,15 +149,7 @@ def test_choose_loads_with_only_tensorflow_and_tensorflow_text(choice_run, tmp_p
     expected = tf.saved_model.load(results["saved_model"]).signatures["choose"](
         **{name: tf.constant(value) for name, value in args.items()}
     )["probabilities"]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run(
-        [sys.executable, "-I", "-c", _FRESH_PROCESS, results["saved_model"], json.dumps(args)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=180,
+    served = run_without_albert_tf(
+        _FRESH_PROCESS, results["saved_model"], json.dumps(args), cwd=tmp_path
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    line = next(line for line in result.stdout.splitlines() if line.startswith("RESULT"))
-    np.testing.assert_allclose(json.loads(line[len("RESULT") :]), expected.numpy(), atol=1e-6)
+    np.testing.assert_allclose(served, expected.numpy(), atol=1e-6)

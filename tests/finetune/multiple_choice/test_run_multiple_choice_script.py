@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 
 import pytest
 
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.multiple_choice.conftest import QA_LENGTH, SEQ_LENGTH
@@ -23,7 +23,7 @@ ROWS = [
 
 
 def run_script(tmp_path, train_file, *extra):
-    return subprocess.run(
+    return commands.run(
         command_line(
             "choice",
             "--task=generic",

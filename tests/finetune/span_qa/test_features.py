@@ -84,10 +84,17 @@ def test_every_answer_maps_back_to_its_exact_text_or_a_covering_piece(squad_file
         assert text in mapped and len(mapped) > len(text)
 
 
+# Questions of each file the oracle decodes: every one of the dev files, the first 1,500 of
+# v2.0/train.json (4,449: three times the decoding time, no other kind of question).
+ORACLE_QUESTIONS = 1500
+
+
 @pytest.mark.slow  # Decodes whole SQuAD files.
 def test_oracle_logits_score_100_on_every_mappable_question(squad_file, tiny_tokenizer):
     featurizer = SquadFeaturizer(tiny_tokenizer, max_seq_length=384)
     examples = squad_file.examples
+    if squad_file.path.endswith("train.json"):
+        examples = examples[:ORACLE_QUESTIONS]
     windows = featurizer.featurize(examples)
     logits = np.full(windows.input_word_ids.shape + (2,), -10.0, np.float32)
     rows = np.arange(len(windows))

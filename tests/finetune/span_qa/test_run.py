@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -14,10 +12,12 @@ import tensorflow as tf
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.span_qa.examples import read_squad
-from albert_tf.finetune.span_qa.task import run_squad
+from albert_tf.finetune.span_qa.squad_task import run_squad
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.span_qa.conftest import squad_json, write_json
+from tests.fresh_process import run_without_albert_tf
 
 
 @pytest.mark.slow  # Needs the trained span QA run.
@@ -58,24 +58,16 @@ def test_saved_model_answers_equal_the_python_pipeline(squad_run, squad_slices):
         "qa = tf.saved_model.load(sys.argv[1])\n"
         "q, c = json.load(open(sys.argv[2]))\n"
         "out = qa.signatures['answer'](question=tf.constant(q), context=tf.constant(c))\n"
-        "print(json.dumps({k: v.numpy().tolist() for k, v in out.items() if k != 'answer'}"
-        " | {'answer': [a.decode() for a in out['answer'].numpy()]}))\n"
+        "print('RESULT' + json.dumps({k: v.numpy().tolist() for k, v in out.items()"
+        " if k != 'answer'} | {'answer': [a.decode() for a in out['answer'].numpy()]}))\n"
     )
     examples = read_squad(squad_slices["dev"]).examples
     inputs = write_json(
         pathlib.Path(output_dir) / "inputs.json",
         [[e.question for e in examples], [e.context for e in examples]],
     )
-    # A fresh interpreter with only tensorflow + tensorflow_text imported (no albert_tf).
-    result = subprocess.run(
-        [sys.executable, "-c", code, results["saved_model"], inputs],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=dict(os.environ, PYTHONPATH=""),
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    served = json.loads(result.stdout.strip().splitlines()[-1])
+    # A process with only tensorflow + tensorflow_text imported (no albert_tf).
+    served = run_without_albert_tf(code, results["saved_model"], inputs, cwd=output_dir)
     predictions = json.load(
         open(os.path.join(output_dir, "predictions", "dev", "predictions.json"))
     )
@@ -116,7 +108,7 @@ def test_v2_data_without_the_flag_and_empty_dev_are_user_errors(
 @pytest.mark.slow  # Runs the command in a subprocess.
 def test_script_reports_bad_input_in_one_line(tmp_path):
     bad = write_json(tmp_path / "bad.json", '{"version": "v2.0", "data": [}')
-    result = subprocess.run(
+    result = commands.run(
         command_line(
             "squad",
             f"--train_file={bad}",

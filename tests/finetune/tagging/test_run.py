@@ -52,7 +52,7 @@ def test_dev_predictions_are_conll_and_rescore_to_the_reported_f1(tagging_run):
 
 @pytest.mark.slow  # Over 5 s: builds on the tagging run.
 def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
-    from albert_tf.finetune.tagging.task import run_tagging
+    from albert_tf.finetune.tagging.tagging_task import run_tagging
 
     output_dir, results = tagging_run
     again = run_tagging(tagging_config.replace(do_train=False, do_predict=False), output_dir)
@@ -63,7 +63,7 @@ def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
 @pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_conll2003_shaped_iob1_files_run_end_to_end(tmp_path, tagging_config):
     """4 columns, IOB1, -DOCSTART-: trains, scores and writes `word gold predicted`."""
-    from albert_tf.finetune.tagging.task import run_tagging
+    from albert_tf.finetune.tagging.tagging_task import run_tagging
     from tests.finetune.conftest import write_lines
     from tests.finetune.tagging.test_sentences import CONLL2003
 

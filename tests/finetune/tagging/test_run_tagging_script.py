@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 from albert_tf.errors import UserError
-from albert_tf.finetune.tagging.task import run_tagging
+from albert_tf.finetune.tagging.tagging_task import run_tagging
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.conftest import write_lines
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.slow  # Runs the script in subprocesses.
 
 
 def run_script(*flags: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    return commands.run(
         command_line("tag", *flags),
         capture_output=True,
         text=True,

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import keras
@@ -18,6 +16,7 @@ from albert_tf.finetune.tagging.serving import export_tagger
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 from tests.finetune.tagging.conftest import SENTENCES, SEQ_LENGTH
+from tests.fresh_process import run_without_albert_tf
 
 pytestmark = pytest.mark.slow  # Needs the trained tagging run; exports and serves it.
 
@@ -116,18 +115,7 @@ def test_loads_with_only_tensorflow_and_tensorflow_text(keras_tagger, tmp_path):
     _, _, _, export_dir = keras_tagger
     texts = ["mary smith went to paris", "the film"]
     expected = tf.saved_model.load(export_dir).signatures["tag"](text=tf.constant(texts))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    result = subprocess.run(
-        [sys.executable, "-I", "-c", _FRESH_PROCESS, export_dir, json.dumps(texts)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    line = next(line for line in result.stdout.splitlines() if line.startswith("RESULT"))
-    got = json.loads(line[len("RESULT") :])
+    got = run_without_albert_tf(_FRESH_PROCESS, export_dir, json.dumps(texts), cwd=tmp_path)
     assert got["modules"] == []
     assert got["tags"] == expected["tags"].numpy().astype(str).tolist()
 

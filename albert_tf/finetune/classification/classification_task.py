@@ -35,7 +35,7 @@ from albert_tf.finetune.classification.examples import (
 )
 from albert_tf.finetune.classification.metrics import compute_metrics
 from albert_tf.finetune.classification.serving import built_text_features, classifier_endpoints
-from albert_tf.finetune.classification.tasks import (
+from albert_tf.finetune.classification.task_specs import (
     GENERIC_FORMATS,
     TaskSpec,
     generic_task,
@@ -43,7 +43,13 @@ from albert_tf.finetune.classification.tasks import (
 )
 from albert_tf.finetune.datasets import evaluation_batches
 from albert_tf.finetune.driver import run_finetuning
-from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
+from albert_tf.finetune.task_family import (
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+)
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
@@ -62,47 +68,56 @@ class ClassificationInfo(TaskInfo):
         return 1 if self.labels is None else len(self.labels)
 
 
-class ClassificationTask(FinetuneTask, family="classification", config_class=ClassificationConfig):
-    """Sentence (pair) classification and regression (see the module docstring).
+@dataclasses.dataclass(frozen=True)
+class ClassificationInputs(TaskInputs):
+    """The resolved task (a GLUE task, or a generic one whose labels come from the training
+    file or the finished run) and its examples: `dev` and `test` per file, by name."""
 
-    `read_inputs` resolves the task (`self.spec`: a GLUE task, or a generic one whose labels
-    come from the training file or the finished run) that the later steps read.
-    """
+    spec: TaskSpec
+    train: Examples | None = None
+    dev: list[tuple[str, Examples]] | None = None
+    test: list[tuple[str, Examples]] | None = None
+
+
+class ClassificationTask(FinetuneTask, family="classification", config_class=ClassificationConfig):
+    """Sentence (pair) classification and regression (see the module docstring)."""
 
     info_class = ClassificationInfo
 
-    def read_inputs(self, saved: ClassificationInfo | None) -> TaskInputs:
+    def read_inputs(self, saved: ClassificationInfo | None) -> ClassificationInputs:
         config = self.config
-        self.spec = resolve_task(config, saved.labels if saved else None)
-        if config.do_train and self.spec.problem == "classification" and not self.spec.labels:
-            labels = infer_labels(config.data_path(self.spec.train_file), self.spec)
-            self.spec = self.spec.with_labels(labels)
-            logging.info("Labels inferred from %s: %s", self.spec.train_file, list(labels))
-        inputs = TaskInputs()
+        spec = resolve_task(config, saved.labels if saved else None)
+        if config.do_train and spec.problem == "classification" and not spec.labels:
+            labels = infer_labels(config.data_path(spec.train_file), spec)
+            spec = spec.with_labels(labels)
+            logging.info("Labels inferred from %s: %s", spec.train_file, list(labels))
+        train = dev = test = None
         if config.do_train:
-            train = read_examples(config.data_path(self.spec.train_file), self.spec)
-            inputs.train = train.take(config.max_train_examples or len(train))
+            train = read_examples(config.data_path(spec.train_file), spec)
+            train = train.take(config.max_train_examples or len(train))
         if config.do_eval:
-            inputs.dev = [
-                (name, read_examples(config.data_path(file_name), self.spec))
-                for file_name, name in self.spec.dev_files
+            dev = [
+                (name, read_examples(config.data_path(file_name), spec))
+                for file_name, name in spec.dev_files
             ]
         if config.do_predict:
-            inputs.test = [
-                (name, read_unlabeled(config.data_path(file_name), self.spec))
-                for file_name, name in self.spec.test_files
+            test = [
+                (name, read_unlabeled(config.data_path(file_name), spec))
+                for file_name, name in spec.test_files
             ]
-        return inputs
+        return ClassificationInputs(spec, train, dev, test)
 
-    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+    def info_values(self, inputs: ClassificationInputs) -> dict[str, Any]:
         fields = ("problem", "labels", "metrics", "is_pair")
-        return {"task": self.spec.name, **{name: getattr(self.spec, name) for name in fields}}
+        spec = inputs.spec
+        return {"task": spec.name, **{name: getattr(spec, name) for name in fields}}
 
-    def check(self, inputs: TaskInputs, info: ClassificationInfo) -> None:
-        if self.spec.labels is not None and info.labels != self.spec.labels:
+    def check(self, inputs: ClassificationInputs, info: ClassificationInfo) -> None:
+        spec = inputs.spec
+        if spec.labels is not None and info.labels != spec.labels:
             raise UserError(
                 f"the model was fine-tuned with labels {list(info.labels or [])}, not "
-                f"{list(self.spec.labels)}",
+                f"{list(spec.labels)}",
                 where=self.config.task,
                 fix="check --task/--labels",
             )
@@ -150,11 +165,11 @@ class ClassificationTask(FinetuneTask, family="classification", config_class=Cla
             paths.append(path)
         return {"predictions": paths}
 
-    def serving_signatures(self, run: FinetuneRun, predict):
-        return classifier_endpoints(predict, run.featurizer, run.info.labels, run.info.is_pair)
-
     def serving_layers(self, run: FinetuneRun) -> list[AlbertTextFeatures]:
         return [built_text_features(run.featurizer, run.info.is_pair)]
+
+    def serving_signatures(self, run: FinetuneRun, predict, layers):
+        return classifier_endpoints(predict, run.featurizer, run.info.labels, run.info.is_pair)
 
 
 def run_classifier(config: ClassificationConfig, output_dir: str) -> dict[str, Any]:

@@ -7,14 +7,16 @@ training (the optimizer recipe, resumable `fit`, checkpoints, scalars), writing 
 `eval_results.json` and the evaluation scalars, and the SavedModel export. A family says only
 what is its own, as the methods of a `FinetuneTask` subclass:
 
-    read_inputs(saved)              read and check the files the asked steps need
+    read_inputs(saved)              read and check the files the asked steps need (the
+                                    family's `TaskInputs` subclass, typed)
     info_values(inputs)             what its typed `task.json` (a `TaskInfo` subclass) holds
                                     besides the config's same-named fields
     check(inputs, info)             inputs and a run's info agree (tags, labels, versions)
     featurizer(spm_model_file, info), build_model(encoder, info, dtype)
     training_data(run), loss(info), metrics(info)
-    evaluate(run), predict(run)     scores (and prediction files) as a flat dict
-    serving_signatures(run, predict), serving_layers(run)
+    evaluate(run)                   dev scores as a flat dict
+    predict(run)                    prediction files; returns their paths
+    serving_layers(run), serving_signatures(run, predict, layers)
 
 A subclass that names itself registers itself (`albert_tf.finetune.registry`):
 
@@ -31,7 +33,7 @@ import abc
 import dataclasses
 import os
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import keras
@@ -104,17 +106,13 @@ def _is_tuple(annotation: Any) -> bool:
     return any(_is_tuple(kind) for kind in typing.get_args(annotation))
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class TaskInputs:
-    """A run's data, read and checked before anything is written; None where not asked for.
+    """A run's data, read and checked before anything is written.
 
-    What each part holds is the family's business (e.g. classification's `dev` is a list of
-    (name, examples) per dev file).
+    Each family subclasses it with typed fields (None where a step was not asked for), e.g.
+    `ClassificationInputs(spec, train, dev, test)`; the family's steps read it from `run.inputs`.
     """
-
-    train: Any = None
-    dev: Any = None
-    test: Any = None
 
 
 @dataclasses.dataclass
@@ -146,6 +144,8 @@ class FinetuneRun:
     featurizer: Any
     model: keras.Model
     family: str
+    # Work that evaluate and predict share (e.g. a file's logits), computed once: `shared`.
+    _shared: dict[str, Any] = dataclasses.field(default_factory=dict, repr=False)
 
     def path(self, *parts: str) -> str:
         """A path under the output directory."""
@@ -154,6 +154,12 @@ class FinetuneRun:
     def predict_outputs(self, dataset: tf.data.Dataset, position_fill: float | None = None):
         """The model's float32 outputs over batches of features, at the speed of its export."""
         return predict_outputs(self.model, dataset, self.strategy, position_fill)
+
+    def shared(self, key: str, compute: Callable[[], Any]) -> Any:
+        """`compute()`, once per run and `key`: what both evaluation and prediction need."""
+        if key not in self._shared:
+            self._shared[key] = compute()
+        return self._shared[key]
 
     def update_info(self, info: TaskInfo) -> None:
         """Replaces the run's info and its `task.json` (e.g. a threshold chosen on dev)."""
@@ -260,9 +266,12 @@ class FinetuneTask(abc.ABC):
 
     # -- serving --------------------------------------------------------------
     @abc.abstractmethod
-    def serving_signatures(self, run: FinetuneRun, predict: Predict) -> Endpoints:
-        """Signature name -> (function, input specs), given the model's forward pass."""
+    def serving_layers(self, run: FinetuneRun) -> list[keras.layers.Layer]:
+        """The featurizer layers the signatures call, built (the export saves them)."""
 
     @abc.abstractmethod
-    def serving_layers(self, run: FinetuneRun) -> list[keras.layers.Layer]:
-        """The featurizer layers the signatures call, built."""
+    def serving_signatures(
+        self, run: FinetuneRun, predict: Predict, layers: list[keras.layers.Layer]
+    ) -> Endpoints:
+        """Signature name -> (function, input specs), given the model's forward pass and the
+        `serving_layers`."""

@@ -47,7 +47,13 @@ from albert_tf.finetune.multiple_choice.serving import (
     built_choice_features,
     multiple_choice_endpoints,
 )
-from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
+from albert_tf.finetune.task_family import (
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+)
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
 
 Examples = list[MultipleChoiceExample]
@@ -63,42 +69,52 @@ class MultipleChoiceInfo(TaskInfo):
     baseline_answer: int
 
 
+@dataclasses.dataclass(frozen=True)
+class MultipleChoiceInputs(TaskInputs):
+    """The questions of each split the config asks for (dev may be held out of train)."""
+
+    train: Examples | None = None
+    dev: Examples | None = None
+    test: Examples | None = None
+
+
 class MultipleChoiceTask(FinetuneTask, family="multiple_choice", config_class=MultipleChoiceConfig):
     """Multiple choice (see the module docstring)."""
 
     info_class = MultipleChoiceInfo
 
-    def read_inputs(self, saved: MultipleChoiceInfo | None) -> TaskInputs:
+    def read_inputs(self, saved: MultipleChoiceInfo | None) -> MultipleChoiceInputs:
         """`train`, `dev`, `test` questions, as far as the config asks for them (all checked)."""
-        config, inputs = self.config, TaskInputs()
+        config = self.config
+        splits: dict[str, Examples | None] = {"train": None, "dev": None, "test": None}
         sources = {"train": config.train_file, "dev": config.dev_file, "test": config.test_file}
         if config.do_train or (config.do_eval and config.holdout_fraction):
             if not config.train_file:
                 raise UserError("no training data", where="--train_file")
-            inputs.train = self._read(config.train_file)
+            train = self._read(config.train_file)
             if config.holdout_fraction:
-                inputs.train, inputs.dev = split_by_group(inputs.train, config.holdout_fraction)
+                train, splits["dev"] = split_by_group(train, config.holdout_fraction)
                 sources["dev"] = config.train_file
                 logging.info(
                     "Held out %d of %d questions (by article) as dev.",
-                    len(inputs.dev),
-                    len(inputs.dev) + len(inputs.train),
+                    len(splits["dev"]),
+                    len(splits["dev"]) + len(train),
                 )
-            inputs.train = inputs.train[: config.max_train_examples or None]
-        if config.do_eval and inputs.dev is None:
+            splits["train"] = train[: config.max_train_examples or None]
+        if config.do_eval and splits["dev"] is None:
             if not config.dev_file:
                 raise UserError(
                     "nothing to evaluate",
                     where="--dev_file",
                     fix="pass --dev_file or --holdout_fraction",
                 )
-            inputs.dev = self._read(config.dev_file)
+            splits["dev"] = self._read(config.dev_file)
         if config.do_predict:
             if not config.test_file:
                 raise UserError("nothing to predict", where="--test_file")
-            inputs.test = self._read(config.test_file, labeled=False)
-        for name in ("train", "dev", "test"):
-            if getattr(inputs, name) == []:
+            splits["test"] = self._read(config.test_file, labeled=False)
+        for name, examples in splits.items():
+            if examples == []:
                 raise UserError(
                     f"no {name} questions",
                     where=sources[name],
@@ -106,7 +122,7 @@ class MultipleChoiceTask(FinetuneTask, family="multiple_choice", config_class=Mu
                     if name == "dev"
                     else None,
                 )
-        return inputs
+        return MultipleChoiceInputs(**splits)
 
     def _read(self, file_name: str, labeled: bool = True) -> Examples:
         """The questions of `file_name` in the config's layout."""
@@ -124,7 +140,7 @@ class MultipleChoiceTask(FinetuneTask, family="multiple_choice", config_class=Mu
         )
         return read_generic(path, columns, labeled)
 
-    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+    def info_values(self, inputs: MultipleChoiceInputs) -> dict[str, Any]:
         # The task ("race" or "generic") and the encoding's settings are the config's.
         return {"baseline_answer": most_frequent_answer([e.label for e in inputs.train])}
 
@@ -170,11 +186,11 @@ class MultipleChoiceTask(FinetuneTask, family="multiple_choice", config_class=Mu
         write_predictions(path, run.inputs.test, predict_probabilities(run, run.inputs.test))
         return {"predictions": path}
 
-    def serving_signatures(self, run: FinetuneRun, predict):
-        return multiple_choice_endpoints(predict, run.featurizer)
-
     def serving_layers(self, run: FinetuneRun) -> list[ChoiceFeatures]:
         return [built_choice_features(run.featurizer)]
+
+    def serving_signatures(self, run: FinetuneRun, predict, layers):
+        return multiple_choice_endpoints(predict, run.featurizer)
 
 
 def run_multiple_choice(config: MultipleChoiceConfig, output_dir: str) -> dict[str, Any]:

@@ -11,6 +11,10 @@ What is its own (`albert_tf.finetune.driver` does the rest):
     predictions  predictions/test.conll (`word gold predicted`, or `word predicted`)
     serving      `tag(text)` / `tag_words(words, num_words)` (`serving.py`)
 
+Character-level files (`--character_level`: Chinese NER, one character a line) tokenize each
+character as running text (no "▁" piece before it: SentencePiece's dummy prefix is off in
+the run's tokenizer), and `tag(text)` tags every character of the text.
+
 Illustration (not run):
     config = TaggingConfig(data_dir="wnut17", train_file="wnut17train.conll",
                            dev_file="emerging.dev.conll", init_checkpoint="bundle/")
@@ -37,18 +41,37 @@ from albert_tf.finetune.tagging.serving import built_tokenizer, tagger_endpoints
 from albert_tf.finetune.tagging.tag_schemes import canonical_scheme
 from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 from albert_tf.finetune.tagging.word_pieces import IGNORE_LABEL, WordPieceAligner
-from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
+from albert_tf.finetune.task_family import (
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+)
 from albert_tf.models.token_classifier import AlbertTokenClassifier
+from albert_tf.tokenization.model_proto import load_albert_model_proto, without_dummy_prefix
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+from albert_tf.tokenization.unspaced_scripts import has_unspaced
 
 
 @dataclasses.dataclass(frozen=True)
 class TaggingInfo(TaskInfo):
-    """`task.json`: the tag set (in id order), its scheme, and which pieces were trained."""
+    """`task.json`: the tag set (in id order), its scheme, which pieces were trained, and
+    whether the tokens are characters (runs from before the field: words)."""
 
     labels: tuple[str, ...]
     tag_scheme: str
     label_all_pieces: bool
+    character_level: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class TaggingInputs(TaskInputs):
+    """The tagged sentences of each file the config asks for (`train` also for the baseline)."""
+
+    train: TaggedSentences | None = None
+    dev: TaggedSentences | None = None
+    test: TaggedSentences | None = None
 
 
 class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
@@ -56,7 +79,7 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
 
     info_class = TaggingInfo
 
-    def read_inputs(self, saved: TaggingInfo | None) -> TaskInputs:
+    def read_inputs(self, saved: TaggingInfo | None) -> TaggingInputs:
         config, train = self.config, None
         # The baseline needs the training file when evaluating too.
         if config.do_train or (
@@ -64,7 +87,7 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         ):
             train = self._read(config.train_file, labeled=True)
             train = train.take(config.max_train_examples or len(train))
-        return TaskInputs(
+        return TaggingInputs(
             train=train,
             dev=self._read(config.dev_file, labeled=True) if config.do_eval else None,
             test=self._read(config.test_file, labeled=None) if config.do_predict else None,
@@ -80,14 +103,14 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
             labeled=labeled,
         )
 
-    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+    def info_values(self, inputs: TaggingInputs) -> dict[str, Any]:
         return {
             "task": "tagging",
             "labels": tuple(self.config.labels) or tag_set(inputs.train),
             "tag_scheme": canonical_scheme(self.config.tag_scheme),
         }
 
-    def check(self, inputs: TaskInputs, info: TaggingInfo) -> None:
+    def check(self, inputs: TaggingInputs, info: TaggingInfo) -> None:
         """Training and dev tags must be among the run's (a `UserError` at file and line); a
         test file's tags are only copied to the predictions, so any tag may appear there."""
         if self.config.labels and tuple(self.config.labels) != info.labels:
@@ -100,9 +123,14 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         for sentences in (inputs.train, inputs.dev):
             if sentences is not None and sentences.tags is not None:
                 sentences.tag_ids(info.labels)
+        if inputs.train is not None and not info.character_level:
+            warn_if_characters(inputs.train)
 
     def featurizer(self, spm_model_file: str, info: TaggingInfo) -> WordPieceAligner:
-        tokenizer = AlbertTextTokenizer(proto=spm_model_file, do_lower_case=info.do_lower_case)
+        proto = load_albert_model_proto(spm_model_file)
+        if info.character_level:  # A character continues running text: no "▁" before it.
+            proto = without_dummy_prefix(proto)
+        tokenizer = AlbertTextTokenizer(proto=proto, do_lower_case=info.do_lower_case)
         return WordPieceAligner(tokenizer, info.max_seq_length, info.label_all_pieces)
 
     def build_model(self, encoder, info: TaggingInfo, dtype: str) -> AlbertTokenClassifier:
@@ -146,11 +174,11 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         logging.info("Wrote predictions for %d sentences to %s.", len(test), path)
         return {"predictions": [path]}
 
-    def serving_signatures(self, run: FinetuneRun, predict):
-        return tagger_endpoints(predict, run.featurizer, run.info.labels)
-
     def serving_layers(self, run: FinetuneRun) -> list[AlbertTextTokenizer]:
         return [built_tokenizer(run.featurizer)]
+
+    def serving_signatures(self, run: FinetuneRun, predict, layers):
+        return tagger_endpoints(predict, run.featurizer, run.info.labels, run.info.character_level)
 
 
 def run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
@@ -162,6 +190,20 @@ def run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
         `saved_model` (export path).
     """
     return run_finetuning(config, output_dir)
+
+
+def warn_if_characters(sentences: TaggedSentences) -> None:
+    """Logs a hint when nearly every token is one character of a script written without
+    spaces (a character-level file read as words: every character would get a "▁" piece)."""
+    tokens = [word for words in sentences.words for word in words]
+    characters = sum(len(word) == 1 and has_unspaced(word) for word in tokens)
+    if tokens and characters > 0.5 * len(tokens):
+        logging.warning(
+            "%s: %.0f%% of the tokens are single CJK/Thai characters; is it a character-level "
+            "file (--character_level)?",
+            sentences.path,
+            100 * characters / len(tokens),
+        )
 
 
 def tag_set(sentences: TaggedSentences) -> tuple[str, ...]:

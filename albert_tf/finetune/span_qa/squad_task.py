@@ -1,9 +1,10 @@
 """The span QA family: extractive QA on SQuAD v1.1 / v2.0, on the driver.
 
 What is its own (`albert_tf.finetune.driver` does the rest): the training windows and their
-(start, end) labels (`features`) train `AlbertSpanQA` with `span_loss`; evaluating and
-predicting are one step, over the windows of each `--predict_file`, decoded (`decoding`) and,
-where the file has answers, scored with the official figures (`scoring`):
+(start, end) labels (`features`) train `AlbertSpanQA` with `span_loss`. The windows of each
+`--predict_file` are predicted once per run and decoded (`decoding`); evaluation scores the
+files that have answers with the official figures (`scoring`; `--do_predict` scores them too,
+as the original's run_squad does), prediction writes the files:
 
     predictions/<file stem>/predictions.json        {id: answer} (official format)
     predictions/<file stem>/nbest_predictions.json  {id: [{text, probability, ...}]}
@@ -44,7 +45,13 @@ from albert_tf.finetune.span_qa.features import SquadFeaturizer, SquadWindows
 from albert_tf.finetune.span_qa.scoring import evaluate
 from albert_tf.finetune.span_qa.serving import serving_tokenizer, span_qa_endpoints
 from albert_tf.finetune.span_qa.squad_config import SquadConfig
-from albert_tf.finetune.task import FinetuneRun, FinetuneTask, TaskInfo, TaskInputs, TrainingData
+from albert_tf.finetune.task_family import (
+    FinetuneRun,
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+)
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
@@ -62,42 +69,42 @@ class SquadInfo(TaskInfo):
     null_score_diff_threshold: float | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class SquadInputs(TaskInputs):
+    """The training questions, and each `--predict_file` by its file stem."""
+
+    train: SquadData | None = None
+    predict: list[tuple[str, SquadData]] | None = None
+
+
 class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
     """Extractive QA (see the module docstring)."""
 
     info_class = SquadInfo
 
-    def __init__(self, config: SquadConfig):
-        super().__init__(config)
-        # The signatures' in-graph tokenizer: one layer, which the export also tracks.
-        self._serving_tokenizer = None
-
     def evaluates(self) -> bool:
-        # Every predict file is predicted and, with gold answers, scored: one step.
+        # As the original's run_squad, predicting a file with answers scores it too.
         return self.config.do_eval or self.config.do_predict
 
-    def predicts(self) -> bool:
-        return False
-
-    def read_inputs(self, saved: SquadInfo | None) -> TaskInputs:
-        config, inputs = self.config, TaskInputs()
+    def read_inputs(self, saved: SquadInfo | None) -> SquadInputs:
+        config, train, predict = self.config, None, None
         v2 = config.version_2_with_negative
         if config.do_train:
             if not config.train_file:
                 raise UserError("--do_train needs a training file", where="--train_file")
-            train = read_squad(config.data_path(config.train_file), v2)
-            examples = train.examples[: config.max_train_examples or None]
-            inputs.train = SquadData(examples, train.is_v2, train.path)
+            read = read_squad(config.data_path(config.train_file), v2)
+            examples = read.examples[: config.max_train_examples or None]
+            train = SquadData(examples, read.is_v2, read.path)
         if self.evaluates():
             if not config.predict_files:
                 raise UserError("--do_predict needs a file to predict", where="--predict_file")
-            inputs.dev = [(_stem(path), read_squad(path, v2)) for path in config.predict_files]
-        return inputs
+            predict = [(_stem(path), read_squad(path, v2)) for path in config.predict_files]
+        return SquadInputs(train, predict)
 
-    def info_values(self, inputs: TaskInputs) -> dict[str, Any]:
+    def info_values(self, inputs: SquadInputs) -> dict[str, Any]:
         return {"task": "squad"}  # The rest is the config's (lengths, version, threshold).
 
-    def check(self, inputs: TaskInputs, info: SquadInfo) -> None:
+    def check(self, inputs: SquadInputs, info: SquadInfo) -> None:
         if info.task != "squad":
             raise UserError(
                 f"the output directory holds a {info.task!r} run, not SQuAD",
@@ -139,11 +146,24 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
         return span_loss
 
     def evaluate(self, run: FinetuneRun) -> dict[str, Any]:
+        """The official figures of every predict file with answers; a v2 run's threshold is
+        chosen on the first such v2 file (stored in `task.json`) unless given."""
         results: dict[str, Any] = {}
-        for stem, data in run.inputs.dev:
-            results.update(self._predict_file(run, stem, data))
+        for stem, data in run.inputs.predict:
+            results.update(self._predicted(run, stem, data)[1])
         results["null_score_diff_threshold"] = self.threshold(run.info)
         return results
+
+    def predict(self, run: FinetuneRun) -> dict[str, Any]:
+        """Writes `predictions/<file stem>/` per predict file; returns the directories."""
+        directories = []
+        for stem, data in run.inputs.predict:
+            predictions, _ = self._predicted(run, stem, data)
+            directory = run.path("predictions", stem)
+            with_null = run.info.version_2_with_negative and data.is_v2
+            write_prediction_files(directory, predictions, with_null)
+            directories.append(directory)
+        return {"predictions": directories}
 
     def threshold(self, info: SquadInfo) -> float:
         """`--null_score_diff_threshold`, else the one chosen on dev, else 0.0."""
@@ -152,7 +172,15 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
         stored = info.null_score_diff_threshold
         return 0.0 if stored is None else float(stored)
 
-    def _predict_file(self, run: FinetuneRun, stem: str, data: SquadData) -> dict[str, Any]:
+    def _predicted(
+        self, run: FinetuneRun, stem: str, data: SquadData
+    ) -> tuple[Predictions, dict[str, Any]]:
+        """(decoded predictions, scores) of a predict file, computed once per run."""
+        return run.shared(f"span_qa/{stem}", lambda: self._predict_file(run, stem, data))
+
+    def _predict_file(
+        self, run: FinetuneRun, stem: str, data: SquadData
+    ) -> tuple[Predictions, dict[str, Any]]:
         with_null = run.info.version_2_with_negative and data.is_v2
         windows = run.featurizer.featurize(data.examples)
         logits = _logits(run, windows)
@@ -176,25 +204,20 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
         scores = evaluate(data.examples, predictions.answers, predictions.null_odds, version)
         results: dict[str, Any] = {f"{stem}/{name}": value for name, value in scores.items()}
         results[f"{stem}/windows"] = len(windows)
-        write_prediction_files(run.path("predictions", stem), predictions, with_null)
         logging.info("%s: %s", data.path, scores)
-        return results
+        return predictions, results
 
-    def serving_signatures(self, run: FinetuneRun, predict):
+    def serving_layers(self, run: FinetuneRun) -> list:
+        return [serving_tokenizer(run.featurizer)]
+
+    def serving_signatures(self, run: FinetuneRun, predict, layers):
         rules = AnswerRules(
             self.config.max_answer_length,
             run.info.version_2_with_negative,
             self.threshold(run.info),
         )
-        return span_qa_endpoints(predict, self._tokenizer_layer(run), run.featurizer, rules)
-
-    def serving_layers(self, run: FinetuneRun) -> list:
-        return [self._tokenizer_layer(run)]
-
-    def _tokenizer_layer(self, run: FinetuneRun):
-        if self._serving_tokenizer is None:
-            self._serving_tokenizer = serving_tokenizer(run.featurizer)
-        return self._serving_tokenizer
+        [tokenizer] = layers
+        return span_qa_endpoints(predict, tokenizer, run.featurizer, rules)
 
 
 def run_squad(config: SquadConfig, output_dir: str) -> dict[str, Any]:

@@ -1,0 +1,132 @@
+"""`albert-tf` command lines in forked children of one process that loaded TensorFlow once.
+
+A command run as a subprocess spends 5-10 s of CPU importing TensorFlow, Keras and albert_tf
+before it reads its first flag; the suite runs dozens. The server (`python -m
+tests.command_server`, one per test worker) imports them once, executing no TensorFlow op (so
+that no thread pool exists to be lost in a fork), then forks a child per command line, which
+runs `albert_tf.commands.dispatch.main` exactly as the `albert-tf` console script does: its own
+process, working directory, environment, file descriptors 1 and 2 and exit status. What cannot
+change after TensorFlow has loaded (its oneDNN, XLA, thread and log settings, the Python path)
+must match the server's, else the client runs a plain subprocess (`tests.commands`).
+
+Protocol: one JSON object per line on stdin; answers one per line on stdout.
+    {"start": {"argv": [...], "env": {...}, "cwd": ..., "stdout": path, "stderr": path}}
+        -> {"pid": pid}
+    {"wait": pid, "timeout": seconds} -> {"returncode": code} (negative: killed by a signal),
+        or {"timeout": true}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+
+# Read when TensorFlow loads (or by the interpreter at start-up): a command line asking for
+# other values than the server's runs in a plain subprocess instead.
+LOAD_TIME_ENV = (
+    "PYTHONPATH",
+    "TF_CPP_MIN_LOG_LEVEL",
+    "TF_ENABLE_ONEDNN_OPTS",
+    "ONEDNN_MAX_CPU_ISA",
+    "DNNL_MAX_CPU_ISA",
+    "ONEDNN_DEFAULT_FPMATH_MODE",
+    "TF_SET_ONEDNN_FPMATH_MODE",
+    "XLA_FLAGS",
+    "TF_XLA_FLAGS",
+    "OMP_NUM_THREADS",
+    "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS",
+    "CUDA_VISIBLE_DEVICES",
+    "PYTHONHASHSEED",
+)
+
+
+def _preload() -> None:
+    """Imports what every command imports, without running a TensorFlow op."""
+    import keras  # noqa: F401
+    import tensorflow  # noqa: F401
+    import tensorflow_text  # noqa: F401
+
+    import albert_tf.data.builder  # noqa: F401
+    import albert_tf.export.saved_model  # noqa: F401
+    import albert_tf.finetune.classification.classification_task  # noqa: F401
+    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
+    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
+    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
+    import albert_tf.training.pretrain  # noqa: F401
+
+
+def _child(request: dict) -> None:
+    """Runs one command line in this (forked) process; never returns."""
+    code = 1
+    try:
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        stdin = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(stdin, 0)
+        for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
+            target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(target, fd)
+            os.close(target)
+        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - fd 0 for the process's life.
+        from albert_tf.commands.dispatch import main
+
+        argv = request["argv"]
+        sys.argv = list(argv)
+        code = main(argv)
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    except BaseException:  # noqa: BLE001 - a crash: a traceback and status 1, as Python gives.
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        import logging
+
+        logging.shutdown()  # What interpreter exit does for the command's log handlers.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # noqa: BLE001 - closed by the command: nothing left to write.
+                pass
+        os._exit(code)
+
+
+def _wait(pid: int, timeout: float) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return {"returncode": os.waitstatus_to_exitcode(status)}
+        if time.monotonic() > deadline:
+            return {"timeout": True}
+        time.sleep(0.02)
+
+
+def serve() -> None:
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")  # As `albert-tf` does (cli.begin).
+    _preload()
+    # Only the interpreter's own thread may exist, else a fork could lose a lock's holder.
+    ready = {"ready": threading.active_count() == 1, "environ": dict(os.environ)}
+    print(json.dumps(ready), flush=True)
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "start" in message:
+            sys.stdout.flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(message["start"])
+            answer = {"pid": pid}
+        else:
+            timeout = message.get("timeout")
+            answer = _wait(message["wait"], 1e9 if timeout is None else timeout)
+        print(json.dumps(answer), flush=True)
+
+
+if __name__ == "__main__":
+    serve()
