@@ -23,6 +23,10 @@ Examples:
     # .from_preset(...)` loads (its spm.model and max_seq_length are taken from the run):
     albert-tf convert --from=albert_tf --to=keras_hub --input=sst2 \
         --output=out/sst2_keras_hub
+    # Grown to a vocabulary extended by `albert-tf tokenizer --extend` (new rows from the old
+    # pieces that spelled each new piece; the source's spiece.model is checked against it):
+    albert-tf convert --from=hf --to=albert_tf --input=albert_base_hf \
+        --grow_vocabulary=out/bio.model --output=out/albert_base_bio
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from absl import flags
 
 from albert_tf import cli
 from albert_tf.convert.convert import FORMATS, convert_checkpoint
+from albert_tf.convert.vocabulary_growth import grow_checkpoint
 
 flags.DEFINE_enum("from", None, list(FORMATS), "Format of --input.")
 flags.DEFINE_enum("to", None, list(FORMATS), "Format of --output.")
@@ -42,7 +47,18 @@ flags.DEFINE_string(
     "albert_config.json, a preset name (e.g. albert_base) or HF config.json; default: the "
     "one beside --input.",
 )
-flags.DEFINE_string("spm_model_file", None, "SentencePiece model to ship with the output.")
+flags.DEFINE_string(
+    "spm_model_file",
+    None,
+    "SentencePiece model to ship with the output; with --grow_vocabulary, the input's own model "
+    "(default: the one that came with it).",
+)
+flags.DEFINE_string(
+    "grow_vocabulary",
+    None,
+    "An extension of the input's SentencePiece model (albert-tf tokenizer --extend): write the "
+    "input grown to its pieces (embedding rows and MLM biases), shipping it.",
+)
 flags.DEFINE_enum(
     "heads", "auto", ["auto", "yes", "no"], "Convert the MLM/SOP heads: auto = when present."
 )
@@ -61,6 +77,22 @@ def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
     heads = {"auto": None, "yes": True, "no": False}[values.heads]
+    if values.grow_vocabulary:
+        output = grow_checkpoint(
+            from_format=values["from"].value,
+            input_path=values.input,
+            extended_spm_model_file=values.grow_vocabulary,
+            output_path=values.output,
+            to_format=values.to,
+            spm_model_file=values.spm_model_file,
+            config=values.config,
+            heads=heads,
+            overwrite=values.overwrite,
+            do_lower_case=values.do_lower_case if values["do_lower_case"].present else None,
+            seq_length=values.seq_length,
+        )
+        print(f"Wrote {output} ({values['from'].value} -> {values.to}, vocabulary grown)")
+        return
     output = convert_checkpoint(
         from_format=values["from"].value,
         input_path=values.input,

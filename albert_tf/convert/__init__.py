@@ -4,6 +4,7 @@ from albert_tf.lazy_exports import lazy_exports
 
 __all__ = [
     "convert_checkpoint",
+    "grow_checkpoint",
     "load_hf_model",
     "load_keras_hub_model",
     "load_model",

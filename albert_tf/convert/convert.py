@@ -12,9 +12,10 @@ Formats and their on-disk layouts:
   SentencePiece model, `spiece.model`, `tokenizer.json`, `tokenizer_config.json`,
   `special_tokens_map.json` (see hf_tokenizer.py).
 * `"albert_tf"`: an `encoder.keras` / `pretrainer.keras` / fine-tuned `model.keras`
-  file, or a directory with them. Written as a directory: `encoder.keras` (what
-  pretraining's `init_checkpoint` and fine-tuning read), `pretrainer.keras` when
-  the model has the pretraining heads, `model.keras` for a fine-tuned task model,
+  file, or a directory with them, or a pretraining run (workdir or `ckpt-N`, heads
+  included). Written as a directory: `encoder.keras` (what pretraining's
+  `init_checkpoint` and fine-tuning read), `pretrainer.keras` when the model has the
+  pretraining heads, `model.keras` for a fine-tuned task model,
   `albert_config.json`, and the SentencePiece model (from a keras-hub preset: an encoder
   bundle, `spm.model` + `tokenizer_config.json`, what fine-tuning's `--init_checkpoint` reads).
   A task model is written as a finished fine-tuning run besides: `task.json` (its family,
@@ -84,6 +85,7 @@ from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import save_encoder_bundle
 from albert_tf.export.finetuned_run import run_spm_file, write_task_file
+from albert_tf.export.saved_model import load_albert_model
 from albert_tf.file_names import (
     ALBERT_CONFIG_FILE,
     ENCODER_FILE,
@@ -95,6 +97,7 @@ from albert_tf.json_files import read_json_file
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
+from albert_tf.training.checkpointing import find_checkpoint
 
 FORMATS = ("tf1", "hf", "albert_tf", "keras_hub")
 TF1_CHECKPOINT_NAME = "model.ckpt-0"
@@ -191,12 +194,21 @@ def load_hf_model(
     return model
 
 
-def load_albert_tf_model(path: str, heads: bool | None = None) -> keras.Model:
+def load_albert_tf_model(
+    path: str, heads: bool | None = None, config: AlbertConfig | str | None = None
+) -> keras.Model:
     """An albert_tf `.keras` model, or the one in directory `path`.
 
     In a directory, a fine-tuned `model.keras` comes first, then `pretrainer.keras`, then
-    `encoder.keras` (the reverse with `heads=False`).
+    `encoder.keras` (the reverse with `heads=False`). A pretraining run (its workdir or a
+    `ckpt-N` prefix) reads as an `AlbertPretrainer` from its last checkpoint, which holds the
+    heads its `encoder.keras` lacks (`config`: default, the run's `albert_config.json`).
     """
+    if heads is not False and _pretraining_checkpoint(path):
+        directory = path if os.path.isdir(path) else os.path.dirname(path)
+        return load_albert_model(
+            path, _as_config(config, os.path.join(directory, ALBERT_CONFIG_FILE))
+        )
     if os.path.isdir(path):
         candidates = [FINETUNED_MODEL_FILE, PRETRAINER_FILE, ENCODER_FILE]
         if heads is False:
@@ -214,6 +226,16 @@ def load_albert_tf_model(path: str, heads: bool | None = None) -> keras.Model:
     return encoder if heads is False else model
 
 
+def _pretraining_checkpoint(path: str) -> bool:
+    """Whether `path` is a pretraining run's checkpoint (a workdir without a `.keras` model
+    with heads, or a `ckpt-N` prefix)."""
+    if os.path.isdir(path) and any(
+        os.path.isfile(os.path.join(path, name)) for name in (FINETUNED_MODEL_FILE, PRETRAINER_FILE)
+    ):
+        return False
+    return find_checkpoint(path) is not None
+
+
 def load_model(
     fmt: str, path: str, config: AlbertConfig | str | None = None, heads: bool | None = None
 ) -> keras.Model:
@@ -225,7 +247,7 @@ def load_model(
         return load_hf_model(path, config, heads)
     if fmt == "keras_hub":  # The preset carries its config.
         return load_keras_hub_model(path, heads)
-    return load_albert_tf_model(path, heads)
+    return load_albert_tf_model(path, heads, config)
 
 
 def _copy_spm(spm_model_file: str | None, directory: str) -> None:

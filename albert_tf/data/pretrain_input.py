@@ -4,7 +4,8 @@ Reads records in the original ALBERT schema (ours or those of the original
 `create_pretraining_data.py`), one pipeline per worker:
 
     files (sorted, sharded per worker, shuffled each epoch) -> repeat
-    -> interleave -> shuffle serialized records -> skip consumed batches
+    -> interleave -> shuffle serialized records -> [mix in general records]
+    -> skip consumed batches
     -> batch (drop_remainder: static shapes for TPU/XLA) -> parse -> int32
     -> [dynamic masking] -> prefetch
 
@@ -105,6 +106,8 @@ def pretrain_dataset(
     dynamic_masking: bool = False,
     vocab_size: int | None = None,
     masking_options: MaskingOptions | None = None,
+    general_file_patterns: str | Sequence[str] | None = None,
+    general_ratio: float = 0.0,
 ) -> tf.data.Dataset:
     """Batches of pretraining features for one input pipeline (one worker).
 
@@ -128,6 +131,10 @@ def pretrain_dataset(
       masking_options: masked_lm_prob, ngram, ... of the re-drawn masks;
         default `MaskingOptions(max_predictions_per_seq=...)` (the original's
         flag defaults). Its `max_predictions_per_seq` must match.
+      general_file_patterns: training only: records of general-domain text, mixed in at
+        `general_ratio` (continued pretraining on a domain; see `mix_choices`), before the
+        resume skip and the masks.
+      general_ratio: the share of records taken from `general_file_patterns`.
 
     Returns:
       A dataset of dicts of `MODEL_FEATURES`: int32 tensors (float32 weights)
@@ -149,6 +156,55 @@ def pretrain_dataset(
         else None
     )
 
+    read = dict(
+        is_training=is_training,
+        num_pipelines=num_pipelines,
+        pipeline_id=pipeline_id,
+        seed=seed,
+        shuffle_buffer_size=shuffle_buffer_size,
+        cycle_length=cycle_length,
+    )
+    dataset = _records(files, **read)
+    if general_file_patterns:
+        if not is_training:
+            raise ValueError("pretrain_dataset: general records are mixed into training only.")
+        general = _records(record_files(general_file_patterns), **dict(read, seed=seed + 1))
+        dataset = tf.data.Dataset.choose_from_datasets(
+            [dataset, general], mix_choices(general_ratio)
+        )
+    if mask is not None:
+        # Before the skip: a record's masks depend on its place in the whole stream.
+        dataset = dataset.enumerate()
+    if is_training and start_batch:
+        dataset = dataset.skip(start_batch * batch_size)
+    dataset = dataset.batch(batch_size, drop_remainder=True)
+
+    def parse(records: tf.Tensor) -> dict[str, tf.Tensor]:
+        return _parse_batch(records, spec)
+
+    def parse_and_mask(indices: tf.Tensor, records: tf.Tensor) -> dict[str, tf.Tensor]:
+        # One key per batch (its first record's index): one set of random draws for it.
+        return mask(indices[0], parse(records))
+
+    dataset = dataset.map(
+        parse if mask is None else parse_and_mask,
+        num_parallel_calls=tf.data.AUTOTUNE,
+        deterministic=True,
+    )
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def _records(
+    files: list[str],
+    is_training: bool,
+    num_pipelines: int,
+    pipeline_id: int,
+    seed: int,
+    shuffle_buffer_size: int,
+    cycle_length: int,
+) -> tf.data.Dataset:
+    """This pipeline's serialized records of `files`: sharded, and when training shuffled and
+    repeated."""
     dataset = tf.data.Dataset.from_tensor_slices(files)
     # Whole files per worker when there are enough, records otherwise (below).
     shard_files = num_pipelines > 1 and len(files) >= num_pipelines
@@ -172,26 +228,19 @@ def pretrain_dataset(
         dataset = dataset.shard(num_pipelines, pipeline_id)
     if is_training:
         dataset = dataset.shuffle(shuffle_buffer_size, seed=seed, reshuffle_each_iteration=True)
-    if mask is not None:
-        # Before the skip: a record's masks depend on its place in the whole stream.
-        dataset = dataset.enumerate()
-    if is_training and start_batch:
-        dataset = dataset.skip(start_batch * batch_size)
-    dataset = dataset.batch(batch_size, drop_remainder=True)
+    return dataset
 
-    def parse(records: tf.Tensor) -> dict[str, tf.Tensor]:
-        return _parse_batch(records, spec)
 
-    def parse_and_mask(indices: tf.Tensor, records: tf.Tensor) -> dict[str, tf.Tensor]:
-        # One key per batch (its first record's index): one set of random draws for it.
-        return mask(indices[0], parse(records))
+def mix_choices(ratio: float) -> tf.data.Dataset:
+    """0/1 forever, 1 (a general record) for a share `ratio` spread evenly: record i is general
+    when floor((i + 1) * ratio) > floor(i * ratio), so every batch holds floor or ceil of
+    `ratio * batch` of them, and the order is a function of the position (resumable)."""
 
-    dataset = dataset.map(
-        parse if mask is None else parse_and_mask,
-        num_parallel_calls=tf.data.AUTOTUNE,
-        deterministic=True,
-    )
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    def choice(index: tf.Tensor) -> tf.Tensor:
+        position = tf.cast(index, tf.float64)
+        return tf.cast(tf.floor((position + 1.0) * ratio) - tf.floor(position * ratio), tf.int64)
+
+    return tf.data.Dataset.counter().map(choice)
 
 
 def _dynamic_mask(

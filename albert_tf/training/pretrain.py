@@ -63,11 +63,12 @@ from albert_tf.runtime.runtime import Runtime
 from albert_tf.training.checkpointing import restore_latest_readable
 from albert_tf.training.hparams import hparam_values, write_hparams
 from albert_tf.training.init_checkpoint import load_encoder_weights, load_pretrained_weights
+from albert_tf.training.new_rows import NewRowsOnly
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.precision import resolve_precision
 from albert_tf.training.pretrain_config import PretrainConfig
-from albert_tf.training.pretrain_evaluation import PretrainEvaluator
+from albert_tf.training.pretrain_evaluation import PretrainEvaluator, distributed_eval_function
 from albert_tf.training.pretrain_loop import (
     StepProfiler,
     TrainWindow,
@@ -89,6 +90,8 @@ from albert_tf.training.worker_files import WorkerFiles
 
 __all__ = ["load_encoder_weights", "load_pretrained_weights", "train_and_evaluate"]
 
+# The metrics' prefix (and logs/ directory) of the general-domain records' evaluation.
+GENERAL_EVAL = "eval_general"
 # The loop's metric window; tests patch its `add` to act between steps.
 _Window = TrainWindow
 # The metrics the HParams dashboard shows, as logs/train and logs/eval hold them.
@@ -147,7 +150,10 @@ def _train_and_evaluate(
     if run.is_chief and config.do_eval:
         atomic_write_text(
             os.path.join(workdir, "eval_results.json"),
-            json.dumps({k: v for k, v in metrics.items() if k.startswith("eval/")}, indent=2),
+            json.dumps(
+                {k: v for k, v in metrics.items() if k.startswith(("eval/", GENERAL_EVAL))},
+                indent=2,
+            ),
         )
     return metrics
 
@@ -159,16 +165,28 @@ def _check_config(config: PretrainConfig, albert_config: AlbertConfig) -> None:
             f"max_position_embeddings {albert_config.max_position_embeddings} "
             f"({config.albert_config_file})."
         )
-    for name, patterns in (("input_file", config.input_file), ("eval_file", config.eval_file)):
-        used = config.do_train if name == "input_file" else config.do_eval
-        if used:
+    if config.new_rows_from >= albert_config.vocab_size:
+        raise UserError(
+            f"new_rows_from {config.new_rows_from} is not an id of the model's vocabulary "
+            f"(vocab_size {albert_config.vocab_size})",
+            where="--new_rows_from",
+            fix="pass the size the vocabulary had before it grew",
+        )
+    for name, patterns in (
+        ("input_file", config.input_file),
+        ("eval_file", config.eval_file),
+        ("general_input_file", config.general_input_file),
+        ("general_eval_file", config.general_eval_file),
+    ):
+        used = config.do_train if name.endswith("input_file") else config.do_eval
+        if used and patterns:
             try:
                 check_records(
                     patterns,
                     config.max_seq_length,
                     config.max_predictions_per_seq,
                     albert_config.vocab_size,
-                    require_token_boundary=config.dynamic_masking and name == "input_file",
+                    require_token_boundary=config.dynamic_masking and name.endswith("input_file"),
                 )
             except ValueError as e:
                 raise UserError(f"--{name}: {e}") from e
@@ -229,11 +247,28 @@ class _Run:
             if not restored:  # A resumed run wrote them when it started.
                 self._write_hparams()
         self.step = int(self.step_variable.numpy())
-        self.evaluator = PretrainEvaluator(config, self.model, strategy, self.files)
+        # One eval step (one trace and compile) for the domain's and the general records.
+        shared = distributed_eval_function(self.model, strategy, config.jit_compile)
+        self.evaluators = [
+            PretrainEvaluator(config, self.model, strategy, self.files, eval_function=shared)
+        ]
+        if config.general_eval_file:  # Forgetting, beside the domain's figures.
+            self.evaluators.append(
+                PretrainEvaluator(
+                    config.replace(eval_file=config.general_eval_file),
+                    self.model,
+                    strategy,
+                    self.files,
+                    name=GENERAL_EVAL,
+                    keep_best=False,
+                    eval_function=shared,
+                )
+            )
 
     def _write_hparams(self) -> None:
         """The run's settings and model shape, with its metrics, for the HParams dashboard."""
         groups = ("train", "eval") if self.config.do_eval else ("train",)
+        groups += (GENERAL_EVAL,) if self.config.general_eval_file else ()
         write_hparams(
             os.path.join(self.workdir, "logs"),
             {
@@ -253,6 +288,13 @@ class _Run:
             accumulation_steps=config.gradient_accumulation_steps,
             jit_compile=config.jit_compile,
             sentence_order_loss_weight=config.sentence_order_loss_weight,
+            new_rows_only=(
+                NewRowsOnly.for_pretrainer(
+                    self.model, config.new_rows_from, config.new_rows_only_steps
+                )
+                if config.new_rows_only_steps
+                else None
+            ),
         )
         train_function = make_train_function(self.strategy, replica_step)
         iterator = iter(self.strategy.distribute_datasets_from_function(self._train_dataset))
@@ -319,10 +361,25 @@ class _Run:
             dynamic_masking=config.dynamic_masking,
             vocab_size=self.albert_config.vocab_size,
             masking_options=config.masking_options(),
+            general_file_patterns=config.general_input_file or None,
+            general_ratio=config.general_mix_ratio,
         )
 
     def evaluate_and_keep_best(self) -> dict[str, float]:
-        return self.evaluator.evaluate_and_keep_best(self.step)
+        metrics = {}
+        for evaluator in self.evaluators:
+            metrics.update(evaluator.evaluate_and_keep_best(self.step))
+        if len(self.evaluators) > 1:
+            logging.info(
+                "step %d, domain | general: %s",
+                self.step,
+                ", ".join(
+                    f"{name} {metrics[f'eval/{name}']:.4f} | "
+                    f"{metrics[f'{GENERAL_EVAL}/{name}']:.4f}"
+                    for name in ("masked_lm_accuracy", "masked_lm_loss")
+                ),
+            )
+        return metrics
 
     def _save(self, evaluate: bool = True) -> dict[str, float]:
         self.step_variable.assign(self.step)
@@ -366,6 +423,8 @@ def _warn_if_data_order_changed(workdir: str, config: PretrainConfig) -> None:
         "dynamic_masking",
         "masked_lm_prob",
         "ngram",
+        "general_input_file",
+        "general_mix_ratio",
     ):
         # Settings added later are absent from older files: compare with the default.
         before = previous.get(name, getattr(PretrainConfig, name, None))

@@ -69,6 +69,30 @@ class PretrainConfig(TrainingConfig):
         "Weight of the sentence-order (or NSP) loss; 0 trains MLM only (the paper's Table 5 "
         "'None' row; the head stays untrained).",
     )
+    # -- continued pretraining on a domain (docs/domain_adaptation.md) --
+    new_rows_from: int = option(
+        0,
+        "Id of the first piece a vocabulary extension added (the old vocabulary size, e.g. "
+        "30000); with --new_rows_only_steps.",
+    )
+    new_rows_only_steps: int = option(
+        0,
+        "Train only the word-embedding rows from --new_rows_from on (and their MLM output "
+        "biases) for this many first steps; the rest stays as --init_checkpoint loaded it.",
+    )
+    general_input_file: str = option(
+        "",
+        "TFRecord glob patterns of general-domain text (the kind the model was pretrained on), "
+        "mixed into training at --general_mix_ratio to limit forgetting.",
+    )
+    general_mix_ratio: float = option(
+        0.0, "Share of the training records taken from --general_input_file, spread evenly."
+    )
+    general_eval_file: str = option(
+        "",
+        "Held-out general-domain TFRecord patterns, evaluated beside --eval_file "
+        "(eval_general/ metrics: forgetting).",
+    )
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -87,6 +111,23 @@ class PretrainConfig(TrainingConfig):
         check_range("masked_lm_prob", self.masked_lm_prob, 0.0, 1.0, low_open=True, high_open=False)
         self.masking_options()  # checks ngram
         check_range("sentence_order_loss_weight", self.sentence_order_loss_weight, low=0)
+        check_range("new_rows_from", self.new_rows_from, low=0)
+        check_range("new_rows_only_steps", self.new_rows_only_steps, low=0)
+        check_range("general_mix_ratio", self.general_mix_ratio, 0.0, 1.0)
+        if self.new_rows_only_steps and not self.new_rows_from:
+            raise UserError(
+                "new_rows_only_steps needs new_rows_from",
+                where="--new_rows_from",
+                fix="pass the old vocabulary size (the first new piece's id)",
+            )
+        if bool(self.general_input_file) != (self.general_mix_ratio > 0):
+            raise UserError(
+                "general_input_file and general_mix_ratio go together",
+                where="--general_mix_ratio",
+                fix="pass both (a ratio in (0, 1)), or neither",
+            )
+        if self.general_eval_file and not self.do_eval:
+            raise UserError("general_eval_file is evaluated with do_eval", fix="pass --do_eval")
         if not self.albert_config_file:
             raise UserError("albert_config_file is required (the model's albert_config.json).")
         if self.do_train and not self.input_file:

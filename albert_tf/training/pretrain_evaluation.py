@@ -7,6 +7,7 @@ import json
 import logging
 import math
 import os
+from collections.abc import Callable
 from typing import Any
 
 import keras
@@ -23,38 +24,59 @@ from albert_tf.training.summaries import write_scalars
 from albert_tf.training.worker_files import WorkerFiles
 
 
+def distributed_eval_function(
+    model: keras.Model, strategy: tf.distribute.Strategy, jit_compile: bool
+) -> Callable[[Any], tf.Tensor]:
+    """`eval(features) -> metric sums` of one distributed eval batch, summed over replicas."""
+    replica_eval_step = make_replica_eval_step(model, jit_compile)
+
+    @tf.function
+    def eval_function(features):
+        per_replica = strategy.run(replica_eval_step, args=(features,))
+        return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
+
+    return eval_function
+
+
 @dataclasses.dataclass
 class PretrainEvaluator:
     """Evaluates `model` on `config.eval_file`; keeps the best weights by masked-LM accuracy.
 
     `best/ckpt-<step>.*` holds the model's weights at the best evaluation so far and
     `best/metrics.json` its metrics (and step); the comparison reads that file, so it
-    survives restarts.
+    survives restarts. `name` prefixes the metrics and names the summaries' directory
+    (`logs/<name>`); `keep_best=False` only evaluates (e.g. general-domain records beside a
+    domain's: `eval_general`).
     """
 
     config: PretrainConfig
     model: keras.Model
     strategy: tf.distribute.Strategy
     files: WorkerFiles
-    # Built on the first evaluation: the distributed eval step and dataset.
-    _eval_function: Any = None
+    name: str = "eval"
+    keep_best: bool = True
+    # The distributed eval step (`distributed_eval_function`; evaluators of one model share it:
+    # one trace, one compile), built on the first evaluation when not given; the dataset.
+    eval_function: Any = None
     _eval_dataset: Any = None
 
     def evaluate_and_keep_best(self, step: int) -> dict[str, float]:
-        """Evaluates, logs and writes the summaries; returns `eval/<metric>` values."""
+        """Evaluates, logs and writes the summaries; returns `<name>/<metric>` values."""
         metrics = self.evaluate()
-        write_scalars(self.files.summary_writer("eval"), metrics, step)
+        write_scalars(self.files.summary_writer(self.name), metrics, step)
         logging.info(
-            "eval at step %d: %s",
+            "%s at step %d: %s",
+            self.name,
             step,
             ", ".join(f"{name} {value:.4f}" for name, value in metrics.items()),
         )
-        self._keep_if_best(metrics, step)
-        return {f"eval/{name}": value for name, value in metrics.items()}
+        if self.keep_best:
+            self._keep_if_best(metrics, step)
+        return {f"{self.name}/{name}": value for name, value in metrics.items()}
 
     def evaluate(self) -> dict[str, float]:
         """Metrics over at most `max_eval_steps` batches of `eval_file`."""
-        if self._eval_function is None:
+        if self._eval_dataset is None:
             self._build()
         sums = np.zeros(len(SUM_NAMES))
         steps = 0
@@ -65,7 +87,7 @@ class PretrainEvaluator:
                 features = iterator.get_next_as_optional()
                 if not features.has_value():
                     break
-                sums += self._eval_function(features.get_value()).numpy()
+                sums += self.eval_function(features.get_value()).numpy()
                 steps += 1
         except tf.errors.DataLossError as e:
             raise unreadable_records_error(self.config.eval_file, e) from e
@@ -77,14 +99,10 @@ class PretrainEvaluator:
         return metrics_from_sums(sums, self.config.sentence_order_loss_weight)
 
     def _build(self) -> None:
-        replica_eval_step = make_replica_eval_step(self.model, self.config.jit_compile)
-
-        @tf.function
-        def eval_function(features):
-            per_replica = self.strategy.run(replica_eval_step, args=(features,))
-            return self.strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)
-
-        self._eval_function = eval_function
+        if self.eval_function is None:
+            self.eval_function = distributed_eval_function(
+                self.model, self.strategy, self.config.jit_compile
+            )
         self._eval_dataset = self.strategy.distribute_datasets_from_function(self._dataset)
 
     def _dataset(self, context: tf.distribute.InputContext) -> tf.data.Dataset:

@@ -34,6 +34,7 @@ from albert_tf.models.pretraining_loss import (
     pretraining_terms,
     replica_pretraining_loss,
 )
+from albert_tf.training.new_rows import NewRowsOnly
 
 # Order of the entries of a metric-sums vector.
 SUM_NAMES = (
@@ -93,10 +94,12 @@ def make_replica_train_step(
     accumulation_steps: int,
     jit_compile: bool,
     sentence_order_loss_weight: float = 1.0,
+    new_rows_only: NewRowsOnly | None = None,
 ) -> Callable[[dict[str, tf.Tensor]], tf.Tensor]:
     """One optimizer update on one replica's share of the global batch.
 
-    `sentence_order_loss_weight` scales the SOP term (0.0: MLM only).
+    `sentence_order_loss_weight` scales the SOP term (0.0: MLM only). `new_rows_only`: the
+    first updates train only a grown vocabulary's new rows (`new_rows.py`).
 
     Returns `step(features) -> metric sums [6]` (this replica's, before the
     update), to be called inside `strategy.run`.
@@ -157,7 +160,13 @@ def make_replica_train_step(
     @tf.function(jit_compile=jit_compile)
     def replica_step(features):
         gradients, sums = compute_gradients(features)
-        optimizer.apply(gradients, variables)
+        if new_rows_only is None:
+            optimizer.apply(gradients, variables)
+            return sums
+        active = new_rows_only.active(optimizer.iterations)
+        before = new_rows_only.snapshot()
+        optimizer.apply(new_rows_only.mask_gradients(gradients, active), variables)
+        new_rows_only.restore(before, active)
         return sums
 
     return replica_step
