@@ -77,23 +77,7 @@ def main(argv: list[str]) -> None:
     del argv
     values = flags.FLAGS
     heads = {"auto": None, "yes": True, "no": False}[values.heads]
-    if values.grow_vocabulary:
-        output = grow_checkpoint(
-            from_format=values["from"].value,
-            input_path=values.input,
-            extended_spm_model_file=values.grow_vocabulary,
-            output_path=values.output,
-            to_format=values.to,
-            spm_model_file=values.spm_model_file,
-            config=values.config,
-            heads=heads,
-            overwrite=values.overwrite,
-            do_lower_case=values.do_lower_case if values["do_lower_case"].present else None,
-            seq_length=values.seq_length,
-        )
-        print(f"Wrote {output} ({values['from'].value} -> {values.to}, vocabulary grown)")
-        return
-    output = convert_checkpoint(
+    common = dict(
         from_format=values["from"].value,
         input_path=values.input,
         to_format=values.to,
@@ -102,9 +86,17 @@ def main(argv: list[str]) -> None:
         spm_model_file=values.spm_model_file,
         overwrite=values.overwrite,
         heads=heads,
-        do_lower_case=values.do_lower_case,
         seq_length=values.seq_length,
     )
+    if values.grow_vocabulary:
+        # Left out, the casing is the source's model's (the extension must match it).
+        lower = values.do_lower_case if values["do_lower_case"].present else None
+        output = grow_checkpoint(
+            extended_spm_model_file=values.grow_vocabulary, do_lower_case=lower, **common
+        )
+        print(f"Wrote {output} ({values['from'].value} -> {values.to}, vocabulary grown)")
+        return
+    output = convert_checkpoint(do_lower_case=values.do_lower_case, **common)
     print(f"Wrote {output} ({values['from'].value} -> {values.to})")
 
 
