@@ -22,23 +22,26 @@ def _on_cpu(monkeypatch, flags: set[str], accelerator: bool = False) -> None:
 
 
 @pytest.mark.parametrize(
-    ("flags", "onednn_setting", "forms_on"),
+    ("flags", "onednn_setting", "compiled"),
     [
-        (AVX2_EPYC, None, True),  # TensorFlow leaves oneDNN off: both forms measured faster.
+        (AVX2_EPYC, None, True),  # TensorFlow leaves oneDNN off: the program measured faster.
         (AVX512_SKYLAKE, None, True),
-        (AVX2_EPYC, "1", False),  # oneDNN forced on: they measured no faster.
+        (AVX2_EPYC, "1", False),  # oneDNN forced on: it measured no faster.
         (AVX512_BF16_EPYC, None, False),
         (AMX_XEON, None, False),
         (AMX_XEON, "0", True),
     ],
 )
-def test_auto_follows_tensorflows_onednn_rule(monkeypatch, flags, onednn_setting, forms_on):
+def test_auto_follows_the_cpu_and_tensorflows_onednn_rule(
+    monkeypatch, flags, onednn_setting, compiled
+):
+    """Fused kernels on every CPU; compiled serving only where oneDNN's rewrites are off."""
     _on_cpu(monkeypatch, flags)
     if onednn_setting is not None:
         monkeypatch.setenv("TF_ENABLE_ONEDNN_OPTS", onednn_setting)
     runtime = Runtime.for_machine()
-    assert (runtime.fused_kernels, runtime.compiled_serving) == (forms_on, forms_on)
-    assert runtime.chains is (FUSED_CHAINS if forms_on else PLAIN)
+    assert (runtime.fused_kernels, runtime.compiled_serving) == (True, compiled)
+    assert runtime.chains is FUSED_CHAINS and Runtime.plain().chains is PLAIN
 
 
 def test_two_machines_of_one_kind_decide_alike(monkeypatch):
