@@ -15,7 +15,41 @@ Illustration (not run):
 
 from __future__ import annotations
 
+import weakref
+from collections.abc import Callable, Sequence
+
 import tensorflow as tf
+
+# featurizer -> {(body, input signature): traced function}; weak on the featurizer, so a dropped
+# featurizer frees its entry (the functions reach it through a weak reference only).
+_TRACED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _call_with_list(featurizer: Callable, *inputs):
+    return featurizer(list(inputs))
+
+
+def traced_once(
+    featurizer: Callable,
+    input_signature: Sequence[tf.TypeSpec],
+    body: Callable = _call_with_list,
+) -> Callable:
+    """`body(featurizer, *inputs)` as one `tf.function` per featurizer, body and signature.
+
+    `Dataset.map` traces what it maps; mapping an already traced function reuses its graph.
+    So the train, dev, test and predict datasets of a run trace the in-graph tokenizer once,
+    not once each (about a second per dataset even for a tiny model). `body` must be a
+    module-level function: a closure over the featurizer would keep its cache entry alive.
+    """
+    functions = _TRACED.setdefault(featurizer, {})
+    key = (body, tuple(input_signature))
+    if key not in functions:
+        featurizer_ref = weakref.ref(featurizer)
+        functions[key] = tf.function(
+            lambda *inputs: body(featurizer_ref(), *inputs),
+            input_signature=list(input_signature),
+        )
+    return functions[key]
 
 
 def training_batches(

@@ -3,10 +3,17 @@
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import tensorflow as tf
 
-from albert_tf.finetune.datasets import bucket_by_length, evaluation_batches, training_batches
+from albert_tf.finetune.datasets import (
+    bucket_by_length,
+    evaluation_batches,
+    traced_once,
+    training_batches,
+)
 
 SEQ_LENGTH = 32
 
@@ -65,3 +72,37 @@ def test_evaluation_keeps_every_example_in_order():
     assert [b["input_mask"].shape[0] for b in batches] == [4, 4, 2]
     lengths = np.concatenate([b["input_mask"].numpy().sum(axis=1) for b in batches])
     np.testing.assert_array_equal(lengths, np.arange(1, 11))
+
+
+class _CountingFeaturizer:
+    """Doubles its one input; counts how often TensorFlow traces it."""
+
+    traces = 0
+
+    def __call__(self, inputs):
+        _CountingFeaturizer.traces += 1
+        return inputs[0] * 2
+
+
+def test_every_dataset_of_a_featurizer_maps_one_traced_function():
+    featurizer, spec = _CountingFeaturizer(), [tf.TensorSpec([None], tf.int32)]
+    _CountingFeaturizer.traces = 0
+    mapped = traced_once(featurizer, spec)
+    assert traced_once(featurizer, spec) is mapped
+    for values in ([1, 2, 3], [4, 5]):  # a train and a dev set
+        dataset = tf.data.Dataset.from_tensor_slices(values).batch(2).map(mapped)
+        assert np.concatenate(list(dataset.as_numpy_iterator())).tolist() == [2 * v for v in values]
+    assert _CountingFeaturizer.traces == 1
+    assert traced_once(_CountingFeaturizer(), spec) is not mapped  # one per featurizer
+
+
+def test_a_dropped_featurizer_frees_its_traced_function():
+    featurizer = _CountingFeaturizer()
+    traced_once(featurizer, [tf.TensorSpec([None], tf.int32)])
+    from albert_tf.finetune import datasets
+
+    assert featurizer in datasets._TRACED
+    size = len(datasets._TRACED)
+    del featurizer
+    gc.collect()
+    assert len(datasets._TRACED) == size - 1

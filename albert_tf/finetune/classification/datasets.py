@@ -15,7 +15,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.finetune.classification.examples import Examples
-from albert_tf.finetune.datasets import evaluation_batches, training_batches
+from albert_tf.finetune.datasets import evaluation_batches, traced_once, training_batches
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
 _FEATURIZE_BATCH = 256  # Strings tokenized per call; amortizes the op overhead.
@@ -31,9 +31,7 @@ def featurized_examples(
     if with_labels and examples.labels is None:
         raise ValueError(f"{examples.path}: has no labels to train or evaluate on.")
 
-    def featurize(*texts):
-        return text_features(list(texts))
-
+    featurize = traced_once(text_features, [tf.TensorSpec([None], tf.string)] * len(columns))
     dataset = tf.data.Dataset.from_tensor_slices(tuple(columns))
     dataset = dataset.batch(_FEATURIZE_BATCH).map(featurize, num_parallel_calls=tf.data.AUTOTUNE)
     dataset = dataset.unbatch()

@@ -12,10 +12,17 @@ from collections.abc import Sequence
 import numpy as np
 import tensorflow as tf
 
+from albert_tf.finetune.datasets import traced_once
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.finetune.multiple_choice.examples import MultipleChoiceExample
 
 _FEATURIZE_BATCH = 64
+# context [B], question [B], options [B, N]
+_TEXT_COLUMNS = (
+    tf.TensorSpec([None], tf.string),
+    tf.TensorSpec([None], tf.string),
+    tf.TensorSpec([None, None], tf.string),
+)
 
 
 def padded_options(examples: Sequence[MultipleChoiceExample]) -> np.ndarray:
@@ -37,9 +44,8 @@ def featurized_questions(
         tf.constant(padded_options(examples).tolist()),
     )
     dataset = tf.data.Dataset.from_tensor_slices(columns)
-    dataset = dataset.batch(_FEATURIZE_BATCH).map(
-        lambda *texts: features(list(texts)), num_parallel_calls=tf.data.AUTOTUNE
-    )
+    featurize = traced_once(features, _TEXT_COLUMNS)
+    dataset = dataset.batch(_FEATURIZE_BATCH).map(featurize, num_parallel_calls=tf.data.AUTOTUNE)
     dataset = dataset.unbatch()
     if with_labels:
         labels = np.array([example.label for example in examples], np.int32)

@@ -20,6 +20,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from albert_tf.finetune.datasets import traced_once
 from albert_tf.finetune.prediction import NOTHING_TO_TUNE
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
 from albert_tf.tokenization.trim_padding import cut_to_longest
@@ -41,16 +42,24 @@ def sentence_batches(
     return dataset.ragged_batch(batch_size).with_options(NOTHING_TO_TUNE)
 
 
+_WORDS_AND_LABELS = (
+    tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1),
+    tf.RaggedTensorSpec([None, None], tf.int32, ragged_rank=1),
+)
+
+
+def _training_window(aligner: WordPieceAligner, words: tf.RaggedTensor, labels: tf.RaggedTensor):
+    features, _ = aligner(words, labels)
+    labels = features.pop("label_ids")
+    return features, labels
+
+
 def training_windows(
     words: Sequence[Sequence[str]], label_ids: Sequence[Sequence[int]], aligner: WordPieceAligner
 ) -> tuple[tf.data.Dataset, int]:
     """(one `(features, label_ids)` element per window, in order and cached; their number)."""
 
-    def featurize(words, labels):
-        features, _ = aligner(words, labels)
-        labels = features.pop("label_ids")
-        return features, labels
-
+    featurize = traced_once(aligner, _WORDS_AND_LABELS, _training_window)
     windows = sentence_batches(words, label_ids).map(featurize).unbatch().cache()
     return windows, int(windows.reduce(0, lambda count, _: count + 1))
 
