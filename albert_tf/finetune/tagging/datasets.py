@@ -42,10 +42,9 @@ def sentence_batches(
     return dataset.ragged_batch(batch_size).with_options(NOTHING_TO_TUNE)
 
 
-_WORDS_AND_LABELS = (
-    tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1),
-    tf.RaggedTensorSpec([None, None], tf.int32, ragged_rank=1),
-)
+# Ragged batches of sentences: their words and their words' label ids.
+_WORDS = tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1)
+_LABEL_IDS = tf.RaggedTensorSpec([None, None], tf.int32, ragged_rank=1)
 
 
 def _training_window(aligner: WordPieceAligner, words: tf.RaggedTensor, labels: tf.RaggedTensor):
@@ -59,7 +58,7 @@ def training_windows(
 ) -> tuple[tf.data.Dataset, int]:
     """(one `(features, label_ids)` element per window, in order and cached; their number)."""
 
-    featurize = traced_once(aligner, _WORDS_AND_LABELS, _training_window)
+    featurize = traced_once(aligner, (_WORDS, _LABEL_IDS), _training_window)
     windows = sentence_batches(words, label_ids).map(featurize).unbatch().cache()
     return windows, int(windows.reduce(0, lambda count, _: count + 1))
 
@@ -99,9 +98,8 @@ def _tag_ids_function(model: keras.Model, aligner: WordPieceAligner) -> Callable
 
 def _traced_tag_ids(model: keras.Model, aligner: WordPieceAligner) -> Callable:
     model_ref = weakref.ref(model)  # The function must not keep its own cache key alive.
-    words_spec = tf.RaggedTensorSpec([None, None], tf.string, ragged_rank=1)
 
-    @tf.function(input_signature=[words_spec])
+    @tf.function(input_signature=[_WORDS])
     def tag_ids_of(words):
         features, alignment = aligner(words)
         features = cut_to_longest(features)
