@@ -81,7 +81,11 @@ def finetuning_callbacks(
     gets its own directory (`logs/profile`) beside the `ScalarLogger`'s.
     """
     callbacks = [
-        keras.callbacks.BackupAndRestore(os.path.join(output_dir, "backup")),
+        # A kill while the backup is written leaves it unreadable: keep the previous one too,
+        # which `fit` falls back to (Keras reads the newest, then the `.bkp`).
+        keras.callbacks.BackupAndRestore(
+            os.path.join(output_dir, "backup"), double_checkpoint=True
+        ),
         keras.callbacks.ModelCheckpoint(
             os.path.join(output_dir, "checkpoints", "epoch-{epoch:02d}.weights.h5"),
             save_weights_only=True,
