@@ -1,4 +1,5 @@
-"""`albert-tf` command lines in forked children of one process that loaded TensorFlow once.
+"""`albert-tf` command lines (and Python scripts) in forked children of one process that loaded
+TensorFlow once.
 
 A command run as a subprocess spends 5-10 s of CPU importing TensorFlow, Keras and albert_tf
 before it reads its first flag; the suite runs dozens. The server (`python -m
@@ -9,9 +10,14 @@ process, working directory, environment, file descriptors 1 and 2 and exit statu
 change after TensorFlow has loaded (its oneDNN, XLA, thread and log settings, the Python path)
 must match the server's, else the client runs a plain subprocess (`tests.commands`).
 
+A script (`python -c SOURCE ARGS...` or `python PATH ARGS...`) runs the same way, as
+`__main__` of the child: tests that need a process of their own (logical devices, TF_CONFIG, a
+SIGKILL) start it without the TensorFlow import.
+
 Protocol: one JSON object per line on stdin; answers one per line on stdout.
     {"start": {"argv": [...], "env": {...}, "cwd": ..., "stdout": path, "stderr": path}}
-        -> {"pid": pid}
+        -> {"pid": pid}   (argv: the interpreter's arguments, e.g. ["-m", "albert_tf.commands",
+        COMMAND, ...], ["-c", SOURCE, ...] or [PATH, ...])
     {"wait": pid, "timeout": seconds} -> {"returncode": code} (negative: killed by a signal),
         or {"timeout": true}
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -44,6 +51,9 @@ LOAD_TIME_ENV = (
 )
 
 
+COMMANDS_MODULE = "albert_tf.commands"
+
+
 def _preload() -> None:
     """Imports what every command imports, without running a TensorFlow op."""
     import keras  # noqa: F401
@@ -57,6 +67,26 @@ def _preload() -> None:
     import albert_tf.finetune.span_qa.squad_task  # noqa: F401
     import albert_tf.finetune.tagging.tagging_task  # noqa: F401
     import albert_tf.training.pretrain  # noqa: F401
+
+
+def _main(argv: list[str]) -> int | None:
+    """Runs the interpreter arguments `argv` as `python ARGV...` would in this process."""
+    import runpy
+
+    if argv[:2] == ["-m", COMMANDS_MODULE]:
+        from albert_tf.commands.dispatch import main
+
+        sys.argv = argv[1:]
+        return main(argv[1:])
+    if argv[0] == "-c":
+        sys.argv = ["-c", *argv[2:]]
+        sys.path[0] = ""  # As `python -c`: the working directory first.
+        exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102
+        return 0
+    sys.argv = list(argv)
+    sys.path[0] = os.path.dirname(os.path.abspath(argv[0]))  # As `python PATH`.
+    runpy.run_path(argv[0], run_name="__main__")
+    return 0
 
 
 def _child(request: dict) -> None:
@@ -73,11 +103,7 @@ def _child(request: dict) -> None:
             os.dup2(target, fd)
             os.close(target)
         sys.stdin = open(0, closefd=False)  # noqa: SIM115 - fd 0 for the process's life.
-        from albert_tf.commands.dispatch import main
-
-        argv = request["argv"]
-        sys.argv = list(argv)
-        code = main(argv)
+        code = _main(request["argv"])
     except SystemExit as stop:
         code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
     except BaseException:  # noqa: BLE001 - a crash: a traceback and status 1, as Python gives.
@@ -114,6 +140,7 @@ def serve() -> None:
     # Only the interpreter's own thread may exist, else a fork could lose a lock's holder.
     ready = {"ready": threading.active_count() == 1, "environ": dict(os.environ)}
     print(json.dumps(ready), flush=True)
+    running = set()
     for line in sys.stdin:
         message = json.loads(line)
         if "start" in message:
@@ -121,11 +148,18 @@ def serve() -> None:
             pid = os.fork()
             if pid == 0:
                 _child(message["start"])
+            running.add(pid)
             answer = {"pid": pid}
         else:
             timeout = message.get("timeout")
             answer = _wait(message["wait"], 1e9 if timeout is None else timeout)
+            if "returncode" in answer:
+                running.discard(message["wait"])
         print(json.dumps(answer), flush=True)
+    # The client is gone (its test process ended, maybe by a failure): no child outlives it.
+    for pid in running:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
 
 
 if __name__ == "__main__":

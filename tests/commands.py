@@ -7,7 +7,10 @@ interpreter so that the checkout under test (PYTHONPATH) is the package that run
 child of a process that loaded TensorFlow once (`tests/command_server.py`, one per test worker):
 the same dispatcher, process, files and exit status, without the 5-10 s start-up. A command line
 whose environment changes what TensorFlow reads when it loads, or any other program, runs as a
-plain subprocess.
+plain subprocess. A Python script of the tests (`[sys.executable, "-c", SOURCE, ...]` or
+`[sys.executable, PATH.py, ...]`) is served the same way when the caller asks
+(`preloaded=True`): it then starts with TensorFlow and albert_tf imported, which a script that
+checks what a fresh interpreter loads must not.
 """
 
 from __future__ import annotations
@@ -68,11 +71,22 @@ class _Server:
 _server: _Server | None = None
 
 
-def _served(argv: list[str], env: dict[str, str]) -> bool:
+def _interpreter_args(argv: list[str], preloaded: bool) -> list[str] | None:
+    """The interpreter's arguments of `argv` if the server can run it: `-m albert_tf.commands`,
+    or (`preloaded`) `-c SOURCE` or a `.py` path, no interpreter option before them; else None."""
+    if len(argv) < 2 or argv[0] != sys.executable:
+        return None
+    args = list(argv[1:])
+    script = (args[0] == "-c" and len(args) > 1) or args[0].endswith(".py")
+    return args if args[:2] == _PREFIX[1:] or (preloaded and script) else None
+
+
+def _served(argv: list[str], env: dict[str, str], preloaded: bool) -> bool:
     """Whether `argv` with `env` can run in a child of the server: an `albert-tf` command line
-    whose environment asks TensorFlow for nothing else than the server's at load time."""
+    or a Python script whose environment asks TensorFlow for nothing else than the server's at
+    load time (an unset log level, as `albert-tf` sets it, only quiets TensorFlow's C++ logs)."""
     global _server
-    if list(argv[: len(_PREFIX)]) != _PREFIX:
+    if _interpreter_args(argv, preloaded) is None:
         return False
     if _server is None:
         _server = _Server()
@@ -86,11 +100,13 @@ class Started:
     """A command line running in a child of the server (`start`): `pid`, `poll`, `wait`."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None, outputs: str):
-        self.argv = argv
+        self.args = self.argv = argv
         self.outputs = outputs
         self.paths = {name: os.path.join(outputs, name) for name in ("stdout", "stderr")}
+        for path in self.paths.values():  # There from the start, as `subprocess` makes them.
+            open(path, "wb").close()
         request = {
-            "argv": argv[len(_PREFIX) - 1 :],  # ["albert_tf.commands", COMMAND, ...]
+            "argv": _interpreter_args(argv, preloaded=True),
             "env": env,
             "cwd": os.path.abspath(os.fspath(cwd or os.getcwd())),
             **self.paths,
@@ -124,18 +140,36 @@ class Started:
 
 
 def start(
-    argv: list[str], outputs: str, *, env: dict[str, str] | None = None, cwd: str | None = None
+    argv: list[str],
+    outputs: str,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    preloaded: bool = False,
 ) -> Started | subprocess.Popen:
-    """`argv` started in a child of the server (a `subprocess.Popen` where it cannot be), its
-    stdout and stderr written to files in the directory `outputs`."""
+    """`argv` started in a child of the server (a `subprocess.Popen` where it cannot be; a
+    Python script only if `preloaded`), its stdout and stderr written to files in the directory
+    `outputs`."""
     argv = [os.fspath(arg) for arg in argv]
-    if _served(argv, dict(os.environ if env is None else env)):
+    if _served(argv, dict(os.environ if env is None else env), preloaded):
         return Started(argv, dict(os.environ if env is None else env), cwd, outputs)
     with (
         open(os.path.join(outputs, "stdout"), "wb") as out,
         open(os.path.join(outputs, "stderr"), "wb") as err,
     ):
         return subprocess.Popen(argv, env=env, cwd=cwd, stdout=out, stderr=err)
+
+
+def finished(
+    process: Started | subprocess.Popen, outputs: str, timeout: float | None = 300
+) -> subprocess.CompletedProcess:
+    """What `process` (from `start(argv, outputs)`) printed and its exit status, once it ends."""
+    returncode = process.wait(timeout)
+    captured = {}
+    for name in ("stdout", "stderr"):
+        with open(os.path.join(outputs, name), encoding="utf-8", errors="replace") as handle:
+            captured[name] = handle.read()
+    return subprocess.CompletedProcess(process.args, returncode, **captured)
 
 
 def run(
@@ -147,11 +181,13 @@ def run(
     capture_output: bool = True,
     text: bool = True,
     check: bool = False,
+    preloaded: bool = False,
 ) -> subprocess.CompletedProcess:
-    """`subprocess.run(argv, capture_output=True, text=True, ...)`, served where it can be."""
+    """`subprocess.run(argv, capture_output=True, text=True, ...)`, served where it can be (a
+    Python script only if `preloaded`)."""
     argv = [os.fspath(arg) for arg in argv]
     full_env = dict(os.environ if env is None else env)
-    if not _served(argv, full_env):
+    if not _served(argv, full_env, preloaded):
         return subprocess.run(
             argv,
             env=env,

@@ -13,7 +13,6 @@ import json
 import os
 import random
 import signal
-import subprocess
 import sys
 
 import keras
@@ -25,6 +24,7 @@ from albert_tf.convert.convert import load_model
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from albert_tf.finetune.classification.classification_task import run_classifier
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
+from tests import commands
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT, TINY_ALBERT
 
 # Each test starts TensorFlow in a child that runs its job twice.
@@ -33,20 +33,9 @@ pytestmark = pytest.mark.slow
 
 def _kill_child(job: str, args: dict, output: str) -> dict:
     seed = random.randrange(1 << 30)
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(REPO_ROOT / "tests" / "kill_child.py"),
-            job,
-            json.dumps(args),
-            output,
-            str(seed),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
-        timeout=600,
-    )
+    child = [sys.executable, str(REPO_ROOT / "tests" / "kill_child.py"), job, json.dumps(args)]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    result = commands.run([*child, output, str(seed)], env=env, timeout=600, preloaded=True)
     assert result.returncode == -signal.SIGKILL, result.stderr[-3000:]
     # The killed job may print (Keras progress) after the timing line.
     timing_line = next(line for line in result.stdout.splitlines() if line.startswith('{"delay"'))

@@ -1,8 +1,5 @@
 """Tests for albert_tf.models.pretrainer: fit, mixed precision, XLA, saving, metrics."""
 
-import subprocess
-import sys
-
 import keras
 import numpy as np
 import pytest
@@ -160,55 +157,6 @@ def test_config_round_trip(model):
 def test_rejects_a_non_encoder():
     with pytest.raises(TypeError, match="AlbertEncoder"):
         AlbertPretrainer(keras.layers.Dense(3))
-
-
-_MIRRORED_SCRIPT = """
-import numpy as np, tensorflow as tf
-cpu = tf.config.list_physical_devices("CPU")[0]
-tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
-import subprocess
-import sys
-
-import keras
-from albert_tf.config import AlbertConfig
-from albert_tf.models import AlbertEncoder, AlbertPretrainer
-
-config = AlbertConfig(vocab_size=50, embedding_size=8, hidden_size=16, num_hidden_layers=1,
-                      num_attention_heads=2, intermediate_size=32, max_position_embeddings=16)
-rng = np.random.default_rng(0)
-features = dict(
-    input_ids=rng.integers(0, 50, (8, 8)), input_mask=np.ones((8, 8), "int64"),
-    segment_ids=np.zeros((8, 8), "int64"), masked_lm_positions=rng.integers(0, 8, (8, 2)),
-    masked_lm_ids=rng.integers(0, 50, (8, 2)), masked_lm_weights=np.ones((8, 2), "float32"),
-    next_sentence_labels=rng.integers(0, 2, (8, 1)))
-dataset = tf.data.Dataset.from_tensor_slices(features).batch(8)
-single = AlbertPretrainer(AlbertEncoder(config))
-initial = single.get_weights()
-with tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]).scope():
-    mirrored = AlbertPretrainer(AlbertEncoder(config))
-    mirrored.set_weights(initial)
-    mirrored.compile(optimizer=keras.optimizers.SGD(0.5), run_eagerly=True)
-single.compile(optimizer=keras.optimizers.SGD(0.5), run_eagerly=True)
-a = single.fit(dataset, verbose=0, shuffle=False).history
-b = mirrored.fit(dataset, verbose=0, shuffle=False).history
-moved = max(np.abs(x - y).max() for x, y in zip(single.get_weights(), initial))
-diff = max(np.abs(x - y).max() for x, y in zip(single.get_weights(), mirrored.get_weights()))
-assert moved > 1e-3, moved
-assert diff < 1e-5 * max(1.0, moved) + 1e-6, (diff, moved)
-for name in a:
-    assert abs(a[name][0] - b[name][0]) < 1e-4, (name, a[name], b[name])
-print("OK")
-"""
-
-
-@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
-def test_mirrored_strategy_matches_one_device():
-    """Two replicas give the one-device update and metrics (gradients are averaged)."""
-    # A fresh process: logical devices must be set before TensorFlow starts.
-    result = subprocess.run(
-        [sys.executable, "-c", _MIRRORED_SCRIPT], capture_output=True, text=True, timeout=120
-    )
-    assert result.returncode == 0 and "OK" in result.stdout, result.stderr[-3000:]
 
 
 def test_heads_follow_the_encoder_dtype(tiny_config, pretraining_features, tmp_path):

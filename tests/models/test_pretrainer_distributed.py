@@ -1,17 +1,19 @@
 """`AlbertPretrainer.fit` under MirroredStrategy over two logical CPUs equals one device.
 
-Runs in a fresh process: logical devices must be set before TensorFlow initializes.
+Runs in a process of its own, forked before TensorFlow initializes (`tests.commands`):
+logical devices must be set before it does.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 
 import numpy as np
 import pytest
+
+from tests import commands
 
 # Fits a seeded tiny pretrainer for 2 steps of global batch 8 on one device and
 # under MirroredStrategy (2 replicas of 4); prints both histories and weights.
@@ -53,9 +55,7 @@ _CHILD = textwrap.dedent(
 
 @pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
 def test_fit_under_mirrored_strategy_equals_one_device(tmp_path):
-    process = subprocess.run(
-        [sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=300
-    )
+    process = commands.run([sys.executable, "-c", _CHILD], timeout=300, preloaded=True)
     assert process.returncode == 0, process.stderr[-4000:]
     line = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")][-1]
     result = json.loads(line[len("RESULT ") :])

@@ -1,12 +1,12 @@
 """Fails loudly when Keras changes the private all-reduce that pretraining switches off.
 
-Runs in a fresh process: two logical CPUs must be set before TensorFlow initializes.
+Runs in a process of its own, forked before TensorFlow initializes (`tests.commands`): two
+logical CPUs must be set before it does.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 
@@ -14,6 +14,7 @@ import keras
 import pytest
 
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
+from tests import commands
 
 # Under MirroredStrategy(2), every replica applies the (already all-reduced)
 # gradient 1.0 with SGD(lr=1) to a variable at 0; prints the value afterwards,
@@ -49,9 +50,7 @@ _CHILD = textwrap.dedent(
 
 @pytest.mark.slow  # A subprocess with TensorFlow.
 def test_keras_sums_over_replicas_inside_apply_and_the_switch_stops_it():
-    process = subprocess.run(
-        [sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=300
-    )
+    process = commands.run([sys.executable, "-c", _CHILD], timeout=300, preloaded=True)
     assert process.returncode == 0, process.stderr[-4000:]
     line = [line for line in process.stdout.splitlines() if line.startswith("RESULT ")][-1]
     result = json.loads(line[len("RESULT ") :])

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 
@@ -27,6 +26,7 @@ from albert_tf.training.pretrain import (
     train_and_evaluate,
 )
 from albert_tf.training.pretrain_loop import steps_until_next_event
+from tests import commands
 from tests.tensorboard_events import profiler_traces, read_hparams, read_scalars
 from tests.training.conftest import TINY_ALBERT, tiny_pretrain_config
 
@@ -142,7 +142,7 @@ def test_kill_during_save_then_resume_matches_uninterrupted_run(full_run, tmp_pa
         train_and_evaluate(config, {workdir!r})
         """
     )
-    result = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
+    result = commands.run([sys.executable, "-c", child], preloaded=True)
     assert result.returncode == -signal.SIGKILL, result.stderr[-3000:]
     assert os.path.exists(os.path.join(workdir, "ckpt-4.index"))  # written, not recorded
     assert tf.train.latest_checkpoint(workdir).endswith("ckpt-2")

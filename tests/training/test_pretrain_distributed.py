@@ -1,7 +1,7 @@
 """Pretraining under MirroredStrategy (2 logical CPUs) and MultiWorkerMirroredStrategy.
 
-Each case runs in fresh processes: logical devices and TF_CONFIG must be set
-before TensorFlow initializes.
+Each case runs in processes of its own (forked before TensorFlow initializes, by
+`tests.commands`): logical devices and TF_CONFIG must be set before it does.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import sys
 import textwrap
 import time
@@ -18,6 +17,8 @@ import time
 import numpy as np
 import pytest
 import tensorflow as tf
+
+from tests import commands
 
 # Runs train_and_evaluate for each {"config", "workdir", "weights"} of the JSON list argv[1],
 # one after the other, saving each run's final trainable weights of this process to its
@@ -46,9 +47,10 @@ _CHILD = textwrap.dedent(
 )
 
 
-def _start(runs, env=None, logical_cpus=False, log=None):
-    """The child process for `runs` (config, workdir, weights path); its stderr (absl logs)
-    goes to the file `log` if given."""
+def _start(runs, outputs, env=None, logical_cpus=False):
+    """The child process for `runs` (config, workdir, weights path), forked from the tests'
+    command server (`tests.commands`); its stdout and stderr (absl logs) go to files in the
+    directory `outputs`."""
     runs = [
         {"config": config.__dict__, "workdir": workdir, "weights": weights}
         for config, workdir, weights in runs
@@ -56,19 +58,15 @@ def _start(runs, env=None, logical_cpus=False, log=None):
     args = [sys.executable, "-c", _CHILD, json.dumps(runs)]
     if logical_cpus:
         args.append("--logical-cpus")
-    stderr = subprocess.PIPE if log is None else open(log, "w")  # noqa: SIM115
-    return subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=stderr, text=True, env=env or os.environ
-    )
+    os.makedirs(outputs, exist_ok=True)
+    return commands.start(args, str(outputs), env=env, preloaded=True)
 
 
-def _finish(process, timeout=240, log=None) -> list[dict]:
+def _finish(process, outputs, timeout=240) -> list[dict]:
     """The metrics of each run of the child, once it ends."""
-    stdout, stderr = process.communicate(timeout=timeout)
-    if log is not None:
-        stderr = log.read_text()
-    assert process.returncode == 0, stderr[-4000:]
-    lines = [line for line in stdout.splitlines() if line.startswith("METRICS ")]
+    result = commands.finished(process, str(outputs), timeout)
+    assert result.returncode == 0, result.stderr[-4000:]
+    lines = [line for line in result.stdout.splitlines() if line.startswith("METRICS ")]
     return [json.loads(line[len("METRICS ") :]) for line in lines]
 
 
@@ -88,21 +86,21 @@ def _free_ports(count):
 
 
 def _start_two_workers(config, workdir, tmp_path):
-    """Two MultiWorkerMirroredStrategy workers on 127.0.0.1; their processes and log files.
+    """Two MultiWorkerMirroredStrategy workers on 127.0.0.1; their processes and output dirs.
 
-    Worker i saves its final weights to tmp_path/worker{i}.npz and logs to worker{i}.log.
+    Worker i saves its final weights to tmp_path/worker{i}.npz and logs to worker{i}/stderr.
     """
     cluster = {"worker": [f"127.0.0.1:{port}" for port in _free_ports(2)]}
-    workers, logs = [], []
+    workers, outputs = [], []
     for index in range(2):
         env = dict(os.environ)
         env["TF_CONFIG"] = json.dumps(
             {"cluster": cluster, "task": {"type": "worker", "index": index}}
         )
-        logs.append(tmp_path / f"worker{index}.log")
+        outputs.append(tmp_path / f"worker{index}")
         weights = str(tmp_path / f"worker{index}.npz")
-        workers.append(_start([(config, workdir, weights)], env=env, log=logs[-1]))
-    return workers, logs
+        workers.append(_start([(config, workdir, weights)], outputs[-1], env=env))
+    return workers, outputs
 
 
 @pytest.mark.slow  # One process, TensorFlow started once, two short pretraining runs.
@@ -113,7 +111,8 @@ def test_mirrored_over_two_replicas_equals_one_device(base_config, tmp_path):
         (config, str(tmp_path / "one"), str(tmp_path / "one.npz")),
         (config.replace(strategy="mirrored"), str(tmp_path / "mirrored"), str(tmp_path / "m.npz")),
     ]
-    one_metrics, mirrored_metrics = _finish(_start(runs, logical_cpus=True))
+    outputs = tmp_path / "child"
+    one_metrics, mirrored_metrics = _finish(_start(runs, outputs, logical_cpus=True), outputs)
     for name in ("train/masked_lm_loss", "train/sentence_order_loss", "train/masked_lm_accuracy"):
         np.testing.assert_allclose(mirrored_metrics[name], one_metrics[name], rtol=1e-5)
     one_weights = _weights(tmp_path / "one.npz")
@@ -130,13 +129,14 @@ def test_multi_worker_mirrored_workers_agree_and_stop_together_on_sigterm(base_c
         log_every_steps=1,
     )
     workdir = str(tmp_path / "work")
-    workers, logs = _start_two_workers(config, workdir, tmp_path)
+    workers, outputs = _start_two_workers(config, workdir, tmp_path)
+    log = outputs[1] / "stderr"
     deadline = time.monotonic() + 180
-    while "step 2/" not in logs[1].read_text() and time.monotonic() < deadline:
-        assert workers[1].poll() is None, logs[1].read_text()[-4000:]
+    while "step 2/" not in log.read_text() and time.monotonic() < deadline:
+        assert workers[1].poll() is None, log.read_text()[-4000:]
         time.sleep(0.2)
     workers[1].send_signal(signal.SIGTERM)  # only the non-chief worker is preempted
-    metrics = [_finish(worker, log=log)[0] for worker, log in zip(workers, logs, strict=True)]
+    metrics = [_finish(worker, out)[0] for worker, out in zip(workers, outputs, strict=True)]
     # Both stop at the same step, with the same losses and weights.
     assert metrics[0]["stopped_by_signal"] == metrics[1]["stopped_by_signal"] == 1.0
     assert 2 <= metrics[0]["step"] == metrics[1]["step"] < 100_000

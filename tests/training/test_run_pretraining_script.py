@@ -13,6 +13,7 @@ import pytest
 
 from albert_tf.training.precision import AUTO_PRECISION_HELP
 from albert_tf.training.pretrain_config import PretrainConfig
+from tests import commands
 from tests.conftest import REPO_ROOT
 
 # Imports the command's module (defining its flags), parses argv[1:] and prints every flag's
@@ -35,13 +36,8 @@ _CHILD = textwrap.dedent(
 
 
 def _run(argv: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        argv,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
-        timeout=120,
-    )
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
+    return commands.run(argv, env=env, timeout=120, preloaded=True)
 
 
 @pytest.mark.slow  # A subprocess with TensorFlow.
