@@ -24,11 +24,6 @@ if .venv/bin/python -m pip show -q triton 2>/dev/null; then
   .venv/bin/python -m pip uninstall -q -y triton
 fi
 .venv/bin/ruff check albert_tf scripts tests benchmarks
-# Two workers on two cores: one TensorFlow thread each (and in their children), not two workers
-# of two threads contending (~2% of the suite's time, measured in interleaved pairs). What runs
-# is the same code; only the thread pools are smaller. A caller's own setting wins.
-export TF_NUM_INTRAOP_THREADS="${TF_NUM_INTRAOP_THREADS:-1}"
-export TF_NUM_INTEROP_THREADS="${TF_NUM_INTEROP_THREADS:-1}"
 # Every docstring example runs (the others are marked "Illustration (not run)").
 # loadgroup: the tests of each expensive fixture share a worker (tests/xdist_groups.py).
 .venv/bin/python -m pytest -q -n 2 --dist loadgroup --durations=15 "${select[@]}" \
