@@ -22,9 +22,9 @@ import subprocess
 import sys
 import tempfile
 
-from tests.command_server import LOAD_TIME_ENV
+from tests.command_server import COMMANDS_MODULE, LOAD_TIME_ENV
 
-_PREFIX = [sys.executable, "-m", "albert_tf.commands"]
+_PREFIX = [sys.executable, "-m", COMMANDS_MODULE]
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -100,13 +100,13 @@ class Started:
     """A command line running in a child of the server (`start`): `pid`, `poll`, `wait`."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str | None, outputs: str):
-        self.args = self.argv = argv
+        self.args = argv  # As `subprocess.Popen` names it.
         self.outputs = outputs
         self.paths = {name: os.path.join(outputs, name) for name in ("stdout", "stderr")}
         for path in self.paths.values():  # There from the start, as `subprocess` makes them.
             open(path, "wb").close()
         request = {
-            "argv": _interpreter_args(argv, preloaded=True),
+            "argv": argv[1:],  # The interpreter's arguments (`_served` checked argv[0]).
             "env": env,
             "cwd": os.path.abspath(os.fspath(cwd or os.getcwd())),
             **self.paths,
@@ -119,7 +119,7 @@ class Started:
         if self.returncode is None:
             done = _server.ask({"wait": self.pid, "timeout": timeout})
             if done.get("timeout"):
-                raise subprocess.TimeoutExpired(self.argv, timeout)
+                raise subprocess.TimeoutExpired(self.args, timeout)
             self.returncode = done["returncode"]
         return self.returncode
 

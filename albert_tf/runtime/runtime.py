@@ -97,17 +97,20 @@ class RuntimeOptions:
         )
 
 
+_OFF_ON_ACCELERATORS = (False, "auto: TensorFlow sees a GPU or TPU (XLA fuses the plain ops there)")
+
+
 def _fused_kernels_rule() -> tuple[bool, str]:
     """(on, why) for the fused kernels on this machine: on on CPUs."""
     if machine.has_accelerator():
-        return False, "auto: TensorFlow sees a GPU or TPU (XLA fuses the plain ops there)"
+        return _OFF_ON_ACCELERATORS
     return True, "auto: a CPU (the kernels measured faster in training on every CPU kind)"
 
 
 def _compiled_serving_rule() -> tuple[bool, str]:
     """(on, why) for compiled serving on this machine: on CPUs whose oneDNN rewrites are off."""
     if machine.has_accelerator():
-        return False, "auto: TensorFlow sees a GPU or TPU (XLA fuses the plain ops there)"
+        return _OFF_ON_ACCELERATORS
     if machine.onednn_enabled():
         return False, "auto: TensorFlow's oneDNN rewrites are on (the form measured no faster)"
     return True, "auto: TensorFlow's oneDNN rewrites are off (the form measured faster)"
