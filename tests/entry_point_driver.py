@@ -16,13 +16,16 @@ import json
 import os
 import sys
 import tempfile
+import warnings
 
 from absl import flags
 
 from albert_tf import cli
 from albert_tf.commands.dispatch import PROGRAM, run_command
 
-cli.begin()  # Before TensorFlow loads, as `albert-tf` does.
+cli.begin()  # Before TensorFlow loads, as `albert-tf` does (a no-op where it has loaded).
+# A library's Python warning is not the command's error line (as PYTHONWARNINGS=ignore).
+warnings.simplefilter("ignore")
 
 FLAGS = flags.FLAGS
 

@@ -5,8 +5,9 @@ Each row is one command line of one `albert-tf` command (`ROWS`); every row must
   * print exactly one line on stderr, `error: ...`, naming the offending path,
   * write nothing: the case's directory (inputs and would-be outputs) is unchanged.
 
-All rows run in ONE subprocess (`tests/entry_point_driver.py`), which starts TensorFlow once
-and runs each command line through the command's own `main` and `cli.run`, as the shell would.
+All rows run in ONE process (`tests/entry_point_driver.py`, forked from the command server
+with TensorFlow loaded: `tests/commands.py`), which runs each command line through the
+command's own `main` and `cli.run`, as the shell would.
 A new command joins with a few rows: `Row(command, case, args, offending)`, where `args` and
 `offending` may use the `{name}` placeholders of `_inputs` (shared tiny files) and `{out}`
 (an output path in the row's own directory).
@@ -31,6 +32,7 @@ from albert_tf.config import AlbertConfig
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.tokenization.train import train_sentencepiece
+from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT, TINY_ALBERT
 
@@ -683,7 +685,7 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
     (root / "cases.json").write_text(json.dumps(cases))
     watched = [os.path.dirname(inputs["corpus"]), os.path.dirname(inputs["spm"])]
     before = {path: _snapshot(path) for path in watched}
-    subprocess.run(
+    commands.run(
         [
             sys.executable,
             str(REPO_ROOT / "tests" / "entry_point_driver.py"),
@@ -691,9 +693,10 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
             "out.json",
         ],
         cwd=root,
-        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "PYTHONWARNINGS": "ignore"},
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
         check=True,
         timeout=900,
+        preloaded=True,  # A child of the command server: TensorFlow is loaded already.
     )
     results = {r["id"]: r for r in json.loads((root / "out.json").read_text())}
     inputs_unchanged = all(_snapshot(path) == before[path] for path in watched)

@@ -27,7 +27,7 @@ MODULE_BUILDS = (
     "hub_dir",  # test_tfhub.py: a TF Hub preprocessor + encoder export
     "exports",  # test_tf1_loaders.py: every kind of export
     "inputs",  # test_bad_input_matrix.py: records, configs and a checkpoint to corrupt
-    "served",  # test_serving_hostile_inputs.py (two of them): a loaded SavedModel
+    "served",  # classification/test_serving_hostile_inputs.py: a loaded SavedModel
     "pretrainer_file",  # test_kill_during_writes.py: a saved pretrainer
     "script_workdir",  # test_saved_model_script.py: a pretraining run to export
     "converted_dir",  # test_hf_classifier_serving.py: a converted Hugging Face classifier

@@ -1,4 +1,5 @@
-"""export_saved_model: signatures equal the Keras model, load without albert_tf, CLI, bad input."""
+"""export_saved_model: signatures equal the Keras model, hostile batches (tests/hostile_text.py),
+load without albert_tf, CLI, bad input."""
 
 import json
 import os
@@ -21,6 +22,7 @@ from albert_tf.tokenization import AlbertTokenizer
 from albert_tf.tokenization.text_packing import pack_segments_reference
 from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
 from tests.fresh_process import run_without_albert_tf
+from tests.hostile_text import HOSTILE_BATCHES, assert_serves, hostile_batch
 from tests.warmup_replay import assert_replayed
 
 VENV_BIN = pathlib.Path(sys.executable).parent
@@ -61,6 +63,16 @@ def sm_export_dir(tmp_path_factory, sm_pretrainer, tiny_model_file) -> str:
 @pytest.fixture(scope="module")
 def sm_loaded(sm_export_dir):
     return tf.saved_model.load(sm_export_dir)
+
+
+@pytest.mark.slow  # Over 5 s: builds on a pretrainer export.
+@pytest.mark.parametrize("name", list(HOSTILE_BATCHES))
+def test_text_signatures_take_hostile_batches(sm_loaded, name):
+    batch = hostile_batch(name)
+    signatures = sm_loaded.signatures
+    assert_serves(signatures["encode_text"], batch, text_a=batch)
+    assert_serves(signatures["encode_text_pair"], batch, text_a=batch, text_b=batch)
+    assert_serves(signatures["fill_mask"], batch, text=batch)
 
 
 def _keras_encoder_outputs(encoder, inputs):

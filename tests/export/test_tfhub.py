@@ -14,7 +14,6 @@ from tensorflow.core.protobuf import saved_model_pb2
 
 from albert_tf.config import AlbertConfig
 from albert_tf.export.tfhub import export_tfhub
-from albert_tf.export.tfhub_encoder import export_tfhub_encoder
 from albert_tf.export.warmup import WARMUP_FILE
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from albert_tf.models.chains import PLAIN, chain_layers, use_chains
@@ -54,10 +53,22 @@ def hub_pretrainer() -> AlbertPretrainer:
 
 
 @pytest.fixture(scope="module")
-def hub_dir(tmp_path_factory, hub_pretrainer, tiny_model_file) -> pathlib.Path:
+def hub_export(tmp_path_factory, hub_pretrainer, tiny_model_file) -> tuple[pathlib.Path, set]:
+    """(export dir, the model's chains after the export) of a model holding the fused kernels'
+    chains, as training on a CPU leaves it; the model then gets the plain ones back."""
     export_dir = tmp_path_factory.mktemp("tfhub") / "albert"
-    export_tfhub(str(export_dir), hub_pretrainer, tiny_model_file, seq_length=SEQ_LENGTH)
-    return export_dir
+    use_chains(hub_pretrainer, FUSED_CHAINS)
+    try:
+        export_tfhub(str(export_dir), hub_pretrainer, tiny_model_file, seq_length=SEQ_LENGTH)
+        kept = {layer.chains for layer in chain_layers(hub_pretrainer)}
+    finally:
+        use_chains(hub_pretrainer, PLAIN)
+    return export_dir, kept
+
+
+@pytest.fixture(scope="module")
+def hub_dir(hub_export) -> pathlib.Path:
+    return hub_export[0]
 
 
 @pytest.fixture(scope="module")
@@ -276,12 +287,8 @@ def _compiled_functions(saved_model_dir: str) -> list[str]:
     return [f.signature.name for f in library.function if f.attr["_XlaMustCompile"].b]
 
 
-def test_encoder_is_traced_on_the_plain_chains(tmp_path, hub_pretrainer, tiny_model_file):
+def test_encoder_is_traced_on_the_plain_chains(hub_export):
     """A model trained with the fused kernels exports the plain graph, and keeps its chains."""
-    use_chains(hub_pretrainer, FUSED_CHAINS)
-    try:
-        export_tfhub_encoder(str(tmp_path / "encoder"), hub_pretrainer, tiny_model_file)
-        assert {layer.chains for layer in chain_layers(hub_pretrainer)} == {FUSED_CHAINS}
-    finally:
-        use_chains(hub_pretrainer, PLAIN)
-    assert _compiled_functions(str(tmp_path / "encoder")) == []
+    hub_dir, kept = hub_export
+    assert kept == {FUSED_CHAINS}
+    assert _compiled_functions(str(hub_dir / "encoder")) == []

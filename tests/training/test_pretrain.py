@@ -219,15 +219,6 @@ def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(base_config, t
     assert all(np.all(np.isfinite(v)) for v in weights.values() if v.dtype.kind == "f")
 
 
-@pytest.mark.slow  # A run per precision.
-@pytest.mark.parametrize("precision", ["mixed_bfloat16", "mixed_float16"])
-def test_mixed_precision_trains_with_finite_loss(base_config, tmp_path, precision):
-    config = base_config.replace(precision=precision, num_train_steps=2, save_checkpoints_steps=2)
-    metrics = train_and_evaluate(config, str(tmp_path))
-    assert np.isfinite(metrics["train/loss"]) and metrics["train/loss"] > 0
-    assert keras.saving.load_model(str(tmp_path / "encoder.keras")).count_params() > 0
-
-
 def test_auto_precision_resolved_to_float16_scales_the_loss(base_config, tmp_path, monkeypatch):
     # `auto` may resolve to float16 (here forced): its gradients need loss scaling too.
     monkeypatch.setenv("ALBERT_TF_PRECISION", "mixed_float16")
@@ -243,12 +234,24 @@ def test_auto_precision_resolved_to_float16_scales_the_loss(base_config, tmp_pat
     assert isinstance(run.optimizer, keras.optimizers.LossScaleOptimizer)
 
 
+def _assert_trained_in(workdir, metrics: dict) -> None:
+    """A finite training loss, and an encoder that loads (a mixed-precision run's too)."""
+    assert np.isfinite(metrics["train/loss"]) and metrics["train/loss"] > 0
+    assert keras.saving.load_model(os.path.join(workdir, "encoder.keras")).count_params() > 0
+
+
+# The two mixed precisions run in the next two tests (each a run of its own feature).
 @pytest.mark.slow  # A run with evaluation.
-def test_mlm_only_run_reports_the_loss_it_minimizes(base_config, tmp_path):
+def test_mlm_only_bfloat16_run_reports_the_loss_it_minimizes(base_config, tmp_path):
     config = base_config.replace(
-        sentence_order_loss_weight=0.0, do_eval=True, num_train_steps=2, save_checkpoints_steps=2
+        sentence_order_loss_weight=0.0,
+        precision="mixed_bfloat16",
+        do_eval=True,
+        num_train_steps=2,
+        save_checkpoints_steps=2,
     )
     metrics = train_and_evaluate(config, str(tmp_path))
+    _assert_trained_in(tmp_path, metrics)
     for split in ("train", "eval"):
         # The untrained SOP head is still measured, but it is not in the objective.
         assert metrics[f"{split}/sentence_order_loss"] > 0
@@ -256,7 +259,9 @@ def test_mlm_only_run_reports_the_loss_it_minimizes(base_config, tmp_path):
 
 
 @pytest.mark.slow  # A run with masks drawn in tf.data.
-def test_dynamic_masking_trains_on_masks_drawn_in_the_pipeline(base_config, tmp_path, monkeypatch):
+def test_dynamic_masking_float16_trains_on_masks_drawn_in_the_pipeline(
+    base_config, tmp_path, monkeypatch
+):
     calls, make_dataset = [], pretrain.pretrain_dataset
 
     def recording_dataset(*args, **kwargs):
@@ -268,11 +273,12 @@ def test_dynamic_masking_trains_on_masks_drawn_in_the_pipeline(base_config, tmp_
         dynamic_masking=True,
         masked_lm_prob=0.3,
         ngram=2,
+        precision="mixed_float16",  # With loss scaling (test_auto_precision_...).
         num_train_steps=2,
         save_checkpoints_steps=2,
     )
     metrics = train_and_evaluate(config, str(tmp_path))
-    assert np.isfinite(metrics["train/loss"]) and metrics["train/loss"] > 0
+    _assert_trained_in(tmp_path, metrics)
     training = [call for call in calls if call["is_training"]]
     assert training and all(c["dynamic_masking"] and c["vocab_size"] == 64 for c in training)
     options = [c["masking_options"] for c in training]

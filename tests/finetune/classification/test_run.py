@@ -8,11 +8,9 @@ import os
 import numpy as np
 import pytest
 
-from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from albert_tf.finetune.classification.classification_task import run_classifier
 from albert_tf.finetune.training import plan_steps
-from tests.finetune.classification.conftest import NEGATIVE, POSITIVE, SEQ_LENGTH
-from tests.finetune.conftest import write_lines
+from tests.finetune.classification.conftest import NEGATIVE, POSITIVE
 from tests.tensorboard_events import profiler_traces, read_hparams, read_scalars
 
 
@@ -45,35 +43,6 @@ def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     # Evaluating the saved run again (no training) gives the same metrics.
     reloaded = run_classifier(tiny_run_config.replace(do_train=False, do_predict=False), output_dir)
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
-
-
-@pytest.mark.slow  # Trains a model.
-def test_generic_tsv_regression(tmp_path, tiny_config_file, tiny_model_file):
-    rows = [
-        f"{text}\t{score}"
-        for text, score in zip(POSITIVE + NEGATIVE, [4.5, 5.0, 4.0, 0.5, 1.0, 0.0], strict=True)
-    ]
-    write_lines(tmp_path / "data" / "train.tsv", rows * 2)
-    write_lines(tmp_path / "data" / "dev.tsv", rows)
-    config = ClassificationConfig(
-        task="tsv",
-        data_dir=str(tmp_path / "data"),
-        text_a_column="0",
-        label_column="1",
-        has_header=False,
-        problem="regression",
-        albert_config_file=tiny_config_file,
-        spm_model_file=tiny_model_file,
-        max_seq_length=SEQ_LENGTH,
-        train_batch_size=4,
-        num_train_epochs=1,
-        learning_rate=1e-3,
-    )
-    results = run_classifier(config, str(tmp_path / "out"))
-    assert results["train_steps"] == 3
-    assert -1.0 <= results["dev/pearson"] <= 1.0 and -1.0 <= results["dev/spearman"] <= 1.0
-    task = json.loads((tmp_path / "out" / "task.json").read_text())
-    assert task["problem"] == "regression" and task["labels"] is None
 
 
 def test_vocabulary_mismatch_is_a_clear_error(tmp_path, tiny_run_config, tiny_config):

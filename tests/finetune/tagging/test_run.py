@@ -58,27 +58,3 @@ def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
     again = run_tagging(tagging_config.replace(do_train=False, do_predict=False), output_dir)
     assert again["dev/f1"] == results["dev/f1"]
     assert again["dev/accuracy"] == results["dev/accuracy"]
-
-
-@pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
-def test_conll2003_shaped_iob1_files_run_end_to_end(tmp_path, tagging_config):
-    """4 columns, IOB1, -DOCSTART-: trains, scores and writes `word gold predicted`."""
-    from albert_tf.finetune.tagging.tagging_task import run_tagging
-    from tests.finetune.conftest import write_lines
-    from tests.finetune.tagging.test_sentences import CONLL2003
-
-    write_lines(tmp_path / "data" / "eng.train", CONLL2003 * 3)
-    write_lines(tmp_path / "data" / "eng.testa", CONLL2003)
-    config = tagging_config.replace(
-        data_dir=str(tmp_path / "data"),
-        train_file="eng.train",
-        dev_file="eng.testa",
-        tag_scheme="iob1",
-        num_train_epochs=1,
-        do_predict=False,
-    )
-    results = run_tagging(config, str(tmp_path / "out"))
-    assert results["dev/words"] == 10 and results["dev/found_gold"] == 5  # Paris, Berlin: 2.
-    lines = (tmp_path / "out" / "predictions" / "dev.conll").read_text().splitlines()
-    assert lines[0].split(" ")[:2] == ["EU", "I-ORG"] and lines[5] == ""
-    assert lines[-2].split(" ")[:2] == ["Berlin", "B-LOC"]

@@ -1,4 +1,4 @@
-"""`albert-tf tag`: a run from flags, and bad input as one error line, nothing written."""
+"""`albert-tf tag`: a CoNLL-2003 run from flags; bad input is one error line, nothing written."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 from tests.finetune.conftest import write_lines
 from tests.finetune.tagging.conftest import SEQ_LENGTH
+from tests.finetune.tagging.test_sentences import CONLL2003
 
 pytestmark = pytest.mark.slow  # Runs the script in subprocesses.
 
@@ -31,20 +32,20 @@ def run_script(*flags: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
-def test_script_trains_on_jsonl_and_evaluates(tmp_path, tiny_config_file, tiny_model_file):
-    lines = [
-        json.dumps(
-            {"tokens": ["john", "lives", "in", "paris"], "tags": ["S-PER", "O", "O", "S-LOC"]}
-        )
-    ] * 8
-    write_lines(tmp_path / "data" / "train.jsonl", lines)
-    write_lines(tmp_path / "data" / "dev.jsonl", lines[:2])
+def test_script_trains_on_conll2003_files_and_writes_conll_predictions(
+    tmp_path, tiny_config_file, tiny_model_file
+):
+    """4 columns, IOB1, -DOCSTART- (CoNLL-2003's layout) from flags: trains, scores and writes
+    `word gold predicted` in the scheme of the files. (The JSONL and IOBES readers, which need
+    no model, are tests/finetune/tagging/test_sentences.py's.)"""
+    write_lines(tmp_path / "data" / "eng.train", CONLL2003 * 3)
+    write_lines(tmp_path / "data" / "eng.testa", CONLL2003)
     output_dir = tmp_path / "out"
     result = run_script(
         f"--data_dir={tmp_path / 'data'}",
-        "--train_file=train.jsonl",
-        "--dev_file=dev.jsonl",
-        "--tag_scheme=iobes",
+        "--train_file=eng.train",
+        "--dev_file=eng.testa",
+        "--tag_scheme=iob1",
         f"--albert_config_file={tiny_config_file}",
         f"--spm_model_file={tiny_model_file}",
         f"--max_seq_length={SEQ_LENGTH}",
@@ -56,10 +57,14 @@ def test_script_trains_on_jsonl_and_evaluates(tmp_path, tiny_config_file, tiny_m
     )
     assert result.returncode == 0, result.stderr[-3000:]
     results = json.loads(result.stdout[result.stdout.index("{") :])
-    assert results["train_steps"] == 2 and results["dev/sentences"] == 2
-    assert results["baseline/f1"] == 1.0  # Memorized: the same sentence.
+    assert results["train_steps"] == 2  # int(9 sentences / batches of 4)
+    assert results["dev/words"] == 10 and results["dev/found_gold"] == 5  # Paris, Berlin: 2.
     task = json.load(open(output_dir / "task.json"))
-    assert task["tag_scheme"] == "iobes" and task["labels"] == ["O", "S-LOC", "S-PER"]
+    assert task["tag_scheme"] == "iob1"
+    assert sorted(task["labels"]) == ["B-LOC", "I-LOC", "I-MISC", "I-ORG", "I-PER", "O"]
+    lines = (output_dir / "predictions" / "dev.conll").read_text().splitlines()
+    assert lines[0].split(" ")[:2] == ["EU", "I-ORG"] and lines[5] == ""
+    assert lines[-2].split(" ")[:2] == ["Berlin", "B-LOC"]
 
 
 @pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
