@@ -18,9 +18,12 @@ COMMANDS_DIR = REPO_ROOT / "albert_tf" / "commands"
 _NOT_COMMANDS = {"__init__", "__main__", "dispatch"}
 
 
-def _run(argv: list[str], cwd: str | os.PathLike | None = None) -> subprocess.CompletedProcess:
+def _run(
+    argv: list[str], cwd: str | os.PathLike | None = None, preloaded: bool = False
+) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
-    return commands.run(argv, cwd=cwd, env={**env, "PYTHONPATH": str(REPO_ROOT)}, timeout=300)
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    return commands.run(argv, cwd=cwd, env=env, timeout=300, preloaded=preloaded)
 
 
 def test_every_module_of_the_package_is_a_command_with_a_one_line_summary():
@@ -80,11 +83,12 @@ def test_data_help_is_absl_s_not_beam_s(tmp_path):
     assert result.stdout.startswith(summary("data")) and "  --input_file:" in result.stdout
 
 
-@pytest.mark.slow  # Loads TensorFlow in a subprocess (~7 s).
 def test_an_old_script_name_runs_the_command(tmp_path):
     script = REPO_ROOT / "scripts" / "run_pretraining.py"
     argv = [sys.executable, str(script), "--input_file=r/*.tfrecord", "--output_dir=o"]
-    result = _run(argv, cwd=tmp_path)
+    # Forked from the command server (TensorFlow loaded): the wrapper's start-up is the
+    # command's, whose quiet TensorFlow start is tests/test_bad_input_matrix.py's.
+    result = _run(argv, cwd=tmp_path, preloaded=True)
     assert result.returncode == 2 and result.stderr.startswith("error: albert_config_file")
     assert os.listdir(tmp_path) == []
 

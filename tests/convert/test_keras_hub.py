@@ -12,8 +12,6 @@ import functools
 import json
 import os
 import shutil
-import subprocess
-import sys
 import types
 
 import keras
@@ -31,6 +29,7 @@ from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, TINY_ALBERT
+from tests.fresh_process import run_without_albert_tf
 
 CONFIG = AlbertConfig(**TINY_ALBERT, num_hidden_groups=2, inner_group_num=2)
 SEQ_LENGTH = 24
@@ -167,23 +166,10 @@ def albert_presets(tiny_model_file, tmp_path_factory) -> types.SimpleNamespace:
     )
 
 
-# Run with albert_tf unimportable: it loads the presets with keras-hub alone.
+# Run where albert_tf cannot be imported (`run_without_albert_tf`): keras-hub alone loads the
+# presets.
 KERAS_HUB_ONLY = r"""
-import importlib.abc, json, os, sys
-
-class NoAlbertTf(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] == "albert_tf":
-            raise ModuleNotFoundError(f"{name} is kept out of this process")
-
-sys.meta_path.insert(0, NoAlbertTf())  # Beats the editable install's finder.
-sys.path[:] = [p for p in sys.path if not os.path.isdir(os.path.join(p or ".", "albert_tf"))]
-try:
-    import albert_tf
-except ModuleNotFoundError:
-    pass
-else:
-    sys.exit("albert_tf is importable")
+import json, sys
 
 import keras_hub
 import numpy as np
@@ -203,20 +189,11 @@ result = {
     "outputs": {name: np.asarray(value).tolist() for name, value in outputs.items()},
     "albert_tf_modules": sorted(m for m in sys.modules if m.partition(".")[0] == "albert_tf"),
 }
-print(json.dumps(result))
+print("RESULT" + json.dumps(result))
 """
 
 
-def run_keras_hub_only(request: dict, cwd) -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
-    command = [sys.executable, "-c", KERAS_HUB_ONLY, json.dumps(request)]
-    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
-@pytest.mark.slow  # a keras-hub process (~10 s) and the module's presets
+@pytest.mark.slow  # a keras-hub process and the module's presets
 def test_keras_hub_loads_the_presets_without_albert_tf(albert_presets, tmp_path):
     preset_files = sorted(os.listdir(albert_presets.classifier_preset))
     assert preset_files == [
@@ -230,7 +207,7 @@ def test_keras_hub_loads_the_presets_without_albert_tf(albert_presets, tmp_path)
         "texts": TEXTS,
         "pairs": PAIRS,
     }
-    result = run_keras_hub_only(request, cwd=tmp_path)
+    result = run_without_albert_tf(KERAS_HUB_ONLY, json.dumps(request), cwd=tmp_path)
     assert result["albert_tf_modules"] == []
     names = {"token_ids": "input_word_ids", "segment_ids": "input_type_ids"}
     names["padding_mask"] = "input_mask"

@@ -10,8 +10,9 @@ from albert_tf.experiments.runner import run_experiment
 from albert_tf.experiments.scale import SCALES
 from tests.conftest import SAMPLE_TEXT, SHARED_DATA
 
-# 120 steps with a checkpoint every 10: long enough to be killed mid-training.
-TEST_SCALE = SCALES["tiny"].replace(num_train_steps=120)
+# 60 steps with a checkpoint every 10: the kill test stops a run at its first checkpoint, well
+# before its last.
+TEST_SCALE = SCALES["tiny"].replace(num_train_steps=60)
 TWO_CELLS = ("nsp", "sop")
 SST2 = SHARED_DATA / "glue" / "SST-2"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import pathlib
-import warnings
 
 import keras
 import numpy as np
@@ -13,9 +12,7 @@ import pytest
 from albert_tf.models import (
     AlbertClassifier,
     AlbertEncoder,
-    AlbertSpanQA,
     AlbertTokenClassifier,
-    span_loss,
 )
 
 DATA = pathlib.Path(__file__).parent / "data"
@@ -40,20 +37,4 @@ def test_only_heads_on_tokens_freeze_the_pooler(reads_tokens, tiny_config):
     pooler = {id(v) for v in encoder.pooler.weights}
     assert encoder.pooler.trainable is not reads_tokens
     assert bool(pooler & {id(v) for v in model.trainable_variables}) is not reads_tokens
-
-
-@pytest.mark.slow  # Compiles and runs a training step.
-def test_span_qa_trains_without_gradient_free_variables(tiny_config):
-    encoder = AlbertEncoder(tiny_config())
-    ids = np.array([[2, 5, 6, 3], [2, 7, 3, 0]], np.int32)
-    features = {"input_word_ids": ids, "input_mask": (ids > 0).astype(np.int32)}
-    features["input_type_ids"] = np.zeros_like(ids)
-    model = AlbertSpanQA(encoder)
-    model.compile(optimizer="adam", loss=span_loss)
-    before = encoder.pooler.get_weights()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model.fit(features, np.array([[1, 2], [1, 1]]), epochs=1, verbose=0)
-    assert not [w for w in caught if "Gradients do not exist" in str(w.message)]
-    for was, now in zip(before, encoder.pooler.get_weights(), strict=True):
-        np.testing.assert_array_equal(was, now)
+    # A fit of a head on tokens (no gradient-free variables): tests/models/test_span_qa.py.

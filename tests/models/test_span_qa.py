@@ -1,6 +1,8 @@
-"""AlbertSpanQA: [B, S, 2] float32 logits, span_loss, fit, and a .keras round trip."""
+"""AlbertSpanQA: [B, S, 2] float32 logits, span_loss, fit (pooler frozen), .keras round trip."""
 
 from __future__ import annotations
+
+import warnings
 
 import keras
 import numpy as np
@@ -47,12 +49,20 @@ def test_logits_and_loss():
 @pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_fit_learns_a_fixed_span_and_round_trips(tmp_path):
     keras.utils.set_random_seed(1)
-    model = AlbertSpanQA(AlbertEncoder(CONFIG))
+    encoder = AlbertEncoder(CONFIG)
+    model = AlbertSpanQA(encoder)
     model.compile(optimizer=keras.optimizers.Adam(1e-2), loss=span_loss)
     x = features(batch=16)
     y = np.tile([[3, 4]], [16, 1])
-    history = model.fit(x, y, epochs=15, batch_size=8, verbose=0)
+    pooler = encoder.pooler.get_weights()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        history = model.fit(x, y, epochs=15, batch_size=8, verbose=0)
     assert history.history["loss"][-1] < 0.5 * history.history["loss"][0]
+    # A head on tokens leaves the pooler out of training: no gradient-free variables.
+    assert not [w for w in caught if "Gradients do not exist" in str(w.message)]
+    for was, now in zip(pooler, encoder.pooler.get_weights(), strict=True):
+        np.testing.assert_array_equal(was, now)
     logits = np.asarray(model.predict(x, verbose=0))
     assert (logits[:, :, 0].argmax(1) == 3).all() and (logits[:, :, 1].argmax(1) == 4).all()
     path = str(tmp_path / "qa.keras")
