@@ -84,7 +84,9 @@ def test_continued_pretraining_options_are_checked(base_config, changes, match):
         base_config.replace(**changes)
 
 
-@pytest.mark.slow  # A 3-step run, compiled with XLA, with two evaluations.
+# The run's steps in the graph; compiled with XLA (the new-rows phase included) they compute
+# the same: tests/training/test_pretrain_step.py.
+@pytest.mark.slow  # A 3-step run with two evaluations.
 def test_continued_pretraining_from_a_converted_directory(
     record_dir, general_dir, albert_config_file, tmp_path
 ):
@@ -100,7 +102,6 @@ def test_continued_pretraining_from_a_converted_directory(
         num_train_steps=3,
         save_checkpoints_steps=2,
         do_eval=True,
-        jit_compile=True,
         optimizer="adamw",  # Weight decay moves weights with a zero gradient: restored.
         new_rows_from=FIRST_NEW_ROW,
         new_rows_only_steps=2,

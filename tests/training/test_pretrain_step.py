@@ -1,4 +1,5 @@
-"""The train step: accumulation equals one big batch, XLA runs, metric sums."""
+"""The train step: accumulation equals one big batch, XLA computes what the graph does (train
+and eval steps), metric sums."""
 
 from __future__ import annotations
 
@@ -9,15 +10,18 @@ import tensorflow as tf
 from albert_tf.config import AlbertConfig
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.training.new_rows import NewRowsOnly
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
 from albert_tf.training.pretrain_step import (
+    make_replica_eval_step,
     make_replica_train_step,
     make_train_function,
     metrics_from_sums,
 )
 
 BATCH = 8
+FIRST_NEW_ROW = 48  # The tiny model's last 16 pieces play a grown vocabulary's new ones.
 
 
 def _batches(make_features, num_batches: int):
@@ -35,21 +39,29 @@ def _batches(make_features, num_batches: int):
 
 @pytest.fixture(scope="module")
 def train(make_features, tiny_albert):
-    """`train(accumulation_steps, jit_compile, steps)` -> (weights, metric sums, iterations)."""
+    """`train(accumulation_steps, jit_compile, steps)` -> (weights, metric sums, iterations,
+    eval sums)."""
     return lambda *args, **kwargs: _train(make_features, tiny_albert, *args, **kwargs)
 
 
 def _train(make_features, tiny_albert, accumulation_steps, jit_compile=False, steps=2):
-    """Weights and metric sums after `steps` updates of a fresh seeded model."""
+    """Weights, metric sums, iterations and the eval step's sums on a new batch after `steps`
+    updates of a fresh seeded model, the first of which trains only the embedding rows from
+    `FIRST_NEW_ROW` on (a grown vocabulary's, `--new_rows_only_steps=1`)."""
     tf.keras.utils.set_random_seed(0)
     model = AlbertPretrainer(AlbertEncoder(AlbertConfig.from_dict(tiny_albert)))
     optimizer = create_optimizer("lamb", 1e-2, num_train_steps=10, num_warmup_steps=0)
     optimizer.build(model.trainable_variables)
     disable_optimizer_all_reduce(optimizer)
-    step = make_replica_train_step(model, optimizer, BATCH, accumulation_steps, jit_compile)
+    new_rows = NewRowsOnly.for_pretrainer(model, FIRST_NEW_ROW, steps=1)
+    step = make_replica_train_step(
+        model, optimizer, BATCH, accumulation_steps, jit_compile, new_rows_only=new_rows
+    )
     train = make_train_function(tf.distribute.get_strategy(), step)
     sums = train(_batches(make_features, steps), tf.constant(steps)).numpy() if steps else None
-    return [v.numpy() for v in model.trainable_variables], sums, int(optimizer.iterations)
+    weights = [v.numpy() for v in model.trainable_variables]
+    eval_sums = make_replica_eval_step(model, jit_compile)(next(_batches(make_features, 1)))
+    return weights, sums, int(optimizer.iterations), eval_sums.numpy()
 
 
 @pytest.fixture(scope="module")
@@ -59,24 +71,27 @@ def one_batch_run(train):
 
 @pytest.mark.slow  # Compiles a pretraining step.
 def test_accumulating_micro_batches_equals_one_big_batch(train, one_batch_run):
-    weights, sums, iterations = one_batch_run
-    accumulated_weights, accumulated_sums, accumulated_iterations = train(accumulation_steps=4)
+    weights, sums, iterations, _ = one_batch_run
+    accumulated_weights, accumulated_sums, accumulated_iterations, _ = train(accumulation_steps=4)
     assert iterations == accumulated_iterations == 2  # one update per step, not per micro-batch
     np.testing.assert_allclose(accumulated_sums, sums, rtol=1e-5)
     for expected, actual in zip(weights, accumulated_weights, strict=True):
         np.testing.assert_allclose(actual, expected, rtol=2e-4, atol=2e-6)
     # The updates moved the weights: the comparison above is not trivially true.
-    initial, _, _ = train(accumulation_steps=1, steps=0)
+    initial, _, _, _ = train(accumulation_steps=1, steps=0)
     assert max(np.abs(a - b).max() for a, b in zip(initial, weights, strict=True)) > 1e-3
 
 
 @pytest.mark.slow  # Compiles the step with XLA.
-def test_jit_compiled_step_matches_the_graph_step(train, one_batch_run):
-    weights, sums, _ = one_batch_run
-    jit_weights, jit_sums, _ = train(accumulation_steps=1, jit_compile=True)
+def test_jit_compiled_steps_match_the_graph_steps(train, one_batch_run):
+    """The train step (its new-rows phase included: a boolean tensor, static shapes) and the
+    eval step compile with XLA and compute what the graph does."""
+    weights, sums, _, eval_sums = one_batch_run
+    jit_weights, jit_sums, _, jit_eval_sums = train(accumulation_steps=1, jit_compile=True)
     np.testing.assert_allclose(jit_sums, sums, rtol=1e-4)
     for expected, actual in zip(weights, jit_weights, strict=True):
         np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-5)
+    np.testing.assert_allclose(jit_eval_sums, eval_sums, rtol=1e-4)
 
 
 def test_metrics_from_sums():

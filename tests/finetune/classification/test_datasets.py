@@ -84,7 +84,7 @@ def test_xla_fit_runs_on_bucketed_batches(tiny_model_file, tiny_config):
     # One layer: what is tested is the widths, and XLA compiles each block it is given.
     model = AlbertClassifier(AlbertEncoder(tiny_config.replace(num_hidden_layers=1)), 96)
     model.compile(
-        optimizer="adam",
+        optimizer="sgd",  # XLA compiles it about twice as fast as Adam on CPU.
         loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
         jit_compile=True,
     )
