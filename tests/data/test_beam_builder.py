@@ -251,12 +251,13 @@ def test_script_runs_beam_with_pipeline_options(tmp_path, corpus_files, small_mo
         *common,
         f"--output_dir={tmp_path / 'beam'}",
         "--runner=beam",
-        "--direct_num_workers=2",
-        "--direct_running_mode=multi_processing",
+        # Passed on to Beam (two worker processes: test_two_worker_processes_give_the_same_output).
+        "--direct_running_mode=in_memory",
     )
     assert beam.returncode == 0, beam.stderr
     manifest = json.loads((tmp_path / "beam" / "manifest.json").read_text())
-    assert manifest["beam"]["pipeline_options"][0] == "--runner=DirectRunner"
+    options = manifest["beam"]["pipeline_options"]
+    assert options[0] == "--runner=DirectRunner" and "--direct_running_mode=in_memory" in options
     assert manifest["options"]["dedup_lines"] and "duplicate_lines" in manifest["statistics"]
     local = _run("data", *common, f"--output_dir={tmp_path / 'local'}")
     assert local.returncode == 0, local.stderr

@@ -49,7 +49,9 @@ def _train(make_features, tiny_albert, accumulation_steps, jit_compile=False, st
     updates of a fresh seeded model, the first of which trains only the embedding rows from
     `FIRST_NEW_ROW` on (a grown vocabulary's, `--new_rows_only_steps=1`)."""
     tf.keras.utils.set_random_seed(0)
-    model = AlbertPretrainer(AlbertEncoder(AlbertConfig.from_dict(tiny_albert)))
+    # One layer: XLA compiles each application of the shared block (the steps are the same).
+    config = AlbertConfig.from_dict({**tiny_albert, "num_hidden_layers": 1})
+    model = AlbertPretrainer(AlbertEncoder(config))
     optimizer = create_optimizer("lamb", 1e-2, num_train_steps=10, num_warmup_steps=0)
     optimizer.build(model.trainable_variables)
     disable_optimizer_all_reduce(optimizer)
