@@ -11,7 +11,7 @@ import textwrap
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.xdist_groups import group_of
+from tests.xdist_groups import group_of, slow_modules_first
 
 # A fixture named like one of the suite's builds, counting its builds and the workers it ran on.
 CONFTEST = """
@@ -60,6 +60,19 @@ def _test_module(fixture: str) -> str:
             log("run", "{fixture}")
         """
     )
+
+
+def test_modules_holding_a_slow_test_go_first_whole_and_in_order():
+    class Item:
+        def __init__(self, module: str, slow: bool):
+            self.module, self.slow = module, slow
+
+        def get_closest_marker(self, name: str):
+            return name if name == "slow" and self.slow else None
+
+    items = [Item("a", False), Item("b", False), Item("b", True), Item("c", False), Item("d", True)]
+    order = [(item.module, item.slow) for item in slow_modules_first(items)]
+    assert order == [("b", False), ("b", True), ("d", True), ("a", False), ("c", False)]
 
 
 def test_group_of_prefers_the_session_build_then_the_module():

@@ -1,4 +1,5 @@
-"""Keeps the tests of each expensive fixture on one xdist worker, so it is built once per run.
+"""Keeps the tests of each expensive fixture on one xdist worker, so it is built once per run,
+and hands out the modules that hold slow tests first, so that no long test is left for the end.
 
 `scripts/test.sh` runs the suite with `-n 2 --dist loadgroup`: tests marked
 `xdist_group(name)` go to one worker together, the rest are spread test by test. A session
@@ -67,3 +68,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             group = group_of(getattr(item, "fixturenames", []), item.nodeid.split("::")[0])
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+    items[:] = slow_modules_first(items)
+
+
+def slow_modules_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """`items` with the modules that hold a `slow` test first, each module's in their order.
+
+    pytest-xdist hands out its units in collection order (the groups first, by size, then the
+    tests one by one): a 20 s test collected last keeps one worker busy while the other
+    idles. Whole modules move, so that a module's fixtures are still built once per worker.
+    """
+    slow_modules = {
+        getattr(item, "module", None) for item in items if item.get_closest_marker("slow")
+    }
+    return sorted(items, key=lambda item: getattr(item, "module", None) not in slow_modules)
