@@ -86,12 +86,15 @@ def top_spans(
 ) -> list[tuple[float, int, int]]:
     """The `n` best legal spans `(score, start, end)` of one window, best first."""
     starts, scores = span_scores(start_logits, end_logits, context, max_answer_length)
+    best_per_start = scores.max(axis=1)
     scores = scores.ravel()
     legal = np.flatnonzero(np.isfinite(scores))
     if not legal.size:
         return []
-    if legal.size > 4 * n:  # Cheap preselection, then an exact ordering of the survivors.
-        cut = np.partition(scores[legal], legal.size - n)[legal.size - n]
+    if best_per_start.size > n:  # Cheap preselection, then an exact ordering of the survivors.
+        # The n best starts' best spans are n legal spans, so the n-th best span scores at
+        # least the n-th best of them: no span below that can be among the n best.
+        cut = np.partition(best_per_start, best_per_start.size - n)[best_per_start.size - n]
         legal = legal[scores[legal] >= cut]
     # Ties keep the lower flat index (earlier start, then shorter span).
     flat = legal[np.lexsort((legal, -scores[legal]))[:n]]
