@@ -83,6 +83,7 @@ def test_data_help_is_absl_s_not_beam_s(tmp_path):
     assert result.stdout.startswith(summary("data")) and "  --input_file:" in result.stdout
 
 
+@pytest.mark.slow  # Starts the command server (TensorFlow) where no fast test does.
 def test_an_old_script_name_runs_the_command(tmp_path):
     script = REPO_ROOT / "scripts" / "run_pretraining.py"
     argv = [sys.executable, str(script), "--input_file=r/*.tfrecord", "--output_dir=o"]
