@@ -14,7 +14,7 @@ import pytest
 # Session fixtures that take seconds to build (setup time on 2 cores), grouped by name: all
 # their tests, in whatever folder, share one worker.
 SESSION_BUILDS = (
-    "two_cell_experiment",  # ~70 s: two pretraining cells and a downstream column
+    "two_cell_experiment",  # ~30 s: two pretraining cells and a downstream column
     "choice_run",  # ~30 s: multiple-choice fine-tuning and export
     "squad_run",  # ~20 s: span QA fine-tuning and export
     "finetuned_run",  # ~20 s: classification fine-tuning and export

@@ -29,7 +29,7 @@ def _read_csv(path: str) -> list[dict]:
         return list(csv.DictReader(handle))
 
 
-@pytest.mark.slow  # Needs the two-cell experiment (~70 s).
+@pytest.mark.slow  # Needs the two-cell experiment (~30 s).
 def test_one_tensorboard_run_per_cell_with_its_hparams_and_metrics(two_cell_experiment):
     experiment_dir, _ = two_cell_experiment
     runs = os.path.join(experiment_dir, "tensorboard")
