@@ -42,8 +42,10 @@ from albert_tf.atomic_files import atomic_output_file, refuse_existing
 from albert_tf.errors import UserError
 from albert_tf.export.endpoints import export_endpoints
 from albert_tf.export.litert_ops import TFTEXT_CUSTOM_OPS, check_ops
-from albert_tf.export.litert_text import pack_dense, tokenize_dense
+from albert_tf.export.litert_text import tokenize_dense
 from albert_tf.models.encoder import INPUT_NAMES
+from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
+from albert_tf.tokenization.text_packing import pack_pieces
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 QUANTIZATIONS = ("float32", "float16", "int8")
@@ -206,7 +208,7 @@ def text_model(
 
     def features_and_outputs(*texts):
         segments = [tokenize_dense(sentencepiece, text, tokenizer.space_id) for text in texts]
-        features = pack_dense(segments, seq_length)
+        features = pack_pieces(segments, seq_length, CLS_ID, SEP_ID)
         # The packed ids come out too: token-level tasks map them back to the text.
         return {**features, **outputs(model(features, training=False))}
 

@@ -52,6 +52,7 @@ class AlbertInputPacker(ArgumentsConfig, keras.layers.Layer):
         self.seq_length = seq_length
         self.cls_id = cls_id
         self.sep_id = sep_id
+        self.built = True  # No state (see `AlbertTextTokenizer`).
 
     def call(self, segments):
         if isinstance(segments, (list, tuple)):

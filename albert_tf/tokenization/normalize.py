@@ -150,15 +150,17 @@ def _lower_keeping_nul(texts):
     """`tf.strings.lower` (ICU, like `str.lower`), which would truncate at the first NUL byte.
 
     We lowercase the NUL-separated parts and join them back. The NUL is re-appended as tensor
-    data: string attributes (`reduce_join`'s separator) cannot hold a NUL byte.
+    data: string attributes (a join's separator) cannot hold a NUL byte. The split's sparse form
+    (the raw op) gives each part's row directly: the ragged form's row ids and ragged join
+    would trace ~130 ops into every graph that normalizes text.
     """
     import tensorflow as tf
 
-    shape = tf.shape(texts)
-    parts = tf.strings.split(tf.reshape(texts, [-1]), sep="\x00")
-    lowered = tf.strings.lower(parts.flat_values, encoding="utf-8")
-    positions = tf.range(tf.size(lowered, out_type=tf.int64))
-    is_last_part = tf.equal(positions, tf.gather(parts.row_limits() - 1, parts.value_rowids()))
+    flat = tf.reshape(texts, [-1])
+    indices, parts, _ = tf.raw_ops.StringSplitV2(input=flat, sep="\x00", maxsplit=-1)
+    rows = indices[:, 0]
+    is_last_part = tf.not_equal(rows, tf.concat([rows[1:], tf.constant([-1], rows.dtype)], 0))
+    lowered = tf.strings.lower(parts, encoding="utf-8")
     lowered += tf.where(is_last_part, tf.constant(""), tf.constant("\x00"))
-    joined = tf.strings.reduce_join(parts.with_flat_values(lowered), axis=-1)
-    return tf.reshape(joined, shape)
+    joined = tf.strings.unsorted_segment_join(lowered, rows, num_segments=tf.size(flat))
+    return tf.reshape(joined, tf.shape(texts))

@@ -51,6 +51,12 @@ def pack_segments_reference(
     }
 
 
+# (flat int32 ids [N], row splits [B + 1]): one ragged batch as dense tensors.
+Pieces = tuple[tf.Tensor, tf.Tensor]
+# (flat int32 ids [N], int32 [B]: where each row's kept pieces start in them).
+Rows = tuple[tf.Tensor, tf.Tensor]
+
+
 def pack_segments(
     ids_a: tf.RaggedTensor,
     ids_b: tf.RaggedTensor | None,
@@ -71,39 +77,97 @@ def pack_segments(
     Returns:
         `input_word_ids`, `input_mask`, `input_type_ids`: int32 `[batch, seq_length]`.
     """
+    segments = [ids_a] if ids_b is None else [ids_a, ids_b]
+    return pack_pieces(
+        [(tf.cast(ids.values, tf.int32), ids.row_splits) for ids in segments],
+        seq_length,
+        cls_id,
+        sep_id,
+    )
+
+
+def pack_pieces(
+    segments: list[Pieces], seq_length, cls_id: int, sep_id: int
+) -> dict[str, tf.Tensor]:
+    """`pack_segments` on one or two segments given as flat ids and row splits.
+
+    Example:
+        >>> values, splits = tf.constant([7, 8, 9]), tf.constant([0, 2, 3])
+        >>> pack_pieces([(values, splits)], 5, cls_id=2, sep_id=3)["input_word_ids"].numpy()
+        array([[2, 7, 8, 3, 0],
+               [2, 9, 3, 0, 0]], dtype=int32)
+    """
     seq_length = tf.cast(seq_length, tf.int32)
-    ids_a = tf.cast(ids_a, tf.int32)
-    len_a = tf.cast(ids_a.row_lengths(), tf.int32)
-    if ids_b is None:
-        ids_b = tf.RaggedTensor.from_row_lengths(
-            tf.zeros([0], tf.int32), tf.zeros_like(ids_a.row_lengths())
-        )
-    ids_b = tf.cast(ids_b, tf.int32)
-    len_b = tf.cast(ids_b.row_lengths(), tf.int32)
+    len_a = _row_lengths(segments[0])
+    len_b = _row_lengths(segments[1]) if len(segments) > 1 else tf.zeros_like(len_a)
     has_b = len_b > 0
     # [CLS] A [SEP] leaves seq_length - 2 pieces; a second segment costs one more [SEP].
     budget = seq_length - 2 - tf.cast(has_b, tf.int32)
     kept_a, kept_b = longest_first_lengths(len_a, len_b, budget, xp=tf)
+    first = _flat_rows(segments[0])
+    second = _flat_rows(segments[1]) if len(segments) > 1 else None
+    return pack_kept(first, second, kept_a, kept_b, has_b, seq_length, cls_id, sep_id)
 
-    # Each output position reads what it holds, on dense tensors (a few dozen ops where ragged
-    # slicing and concatenation trace hundreds): [CLS] at 0, A at 1..ka, [SEP] at ka + 1, B at
-    # ka + 2..ka + kb + 1, [SEP] after B (when there is a B), padding after that.
-    shape = tf.stack([tf.shape(len_a)[0], seq_length])
-    position = tf.broadcast_to(tf.range(seq_length)[None, :], shape)
-    ka, kb = kept_a[:, None], kept_b[:, None]
-    b_end = ka + 2 + kb  # The second [SEP]'s position, where there is a B.
-    length = tf.where(has_b[:, None], b_end + 1, ka + 2)
 
-    def piece(ids: tf.RaggedTensor, index: tf.Tensor) -> tf.Tensor:
-        dense = ids.to_tensor(0, shape=shape)
-        return tf.gather(dense, tf.clip_by_value(index, 0, seq_length - 1), batch_dims=1)
+def pack_kept(
+    first: Rows,
+    second: Rows | None,
+    kept_a: tf.Tensor,
+    kept_b: tf.Tensor,
+    has_b: tf.Tensor,
+    seq_length,
+    cls_id: int,
+    sep_id: int,
+) -> dict[str, tf.Tensor]:
+    """`[CLS] A [SEP] B [SEP]` per row from the first `kept_a` and `kept_b` pieces of each row's
+    A and B, padded to `seq_length`; the second `[SEP]` (and type id 1) only where `has_b`.
 
-    word_ids = tf.where(position <= ka, piece(ids_a, position - 1), piece(ids_b, position - ka - 2))
-    word_ids = tf.where((position == ka + 1) | (position == b_end), sep_id, word_ids)
-    word_ids = tf.where(position == 0, cls_id, word_ids)
-    mask = position < length
+    Each output position reads what it holds from the flat ids, on dense tensors: a few dozen
+    ops where ragged slicing and concatenation trace hundreds (which every trace, graph load
+    and served request pays for).
+
+    Args:
+        first, second: segments A and B as (flat int32 ids, int32 start of each row's first
+            piece to keep); B may be None (no pieces).
+        kept_a, kept_b: int32 `[batch]`, pieces kept of each segment.
+        has_b: bool `[batch]`.
+        seq_length: the output width.
+        cls_id, sep_id: ids of `[CLS]` and `[SEP]`.
+    """
+    kept_a, kept_b = kept_a[:, None], kept_b[:, None]
+    with_b = tf.cast(has_b, tf.int32)[:, None]
+    t = tf.range(seq_length)[None, :]
+    start_b = kept_a + 2
+    end = start_b + kept_b + with_b  # One past the last real token.
+    word_ids = _gather_rows(first, t - 1, (t >= 1) & (t <= kept_a))
+    word_ids = tf.where(t == 0, cls_id, word_ids)
+    word_ids = tf.where((t == kept_a + 1) | ((with_b > 0) & (t == end - 1)), sep_id, word_ids)
+    if second is not None:
+        in_b = (t >= start_b) & (t < start_b + kept_b)
+        word_ids = tf.where(in_b, _gather_rows(second, t - start_b, in_b), word_ids)
+    in_sequence = t < end
+    # `where`, not a bool cast: the LiteRT converter folds the embeddings' `ids < 0` check on a
+    # cast bool into a `zeros_like(bool)` that LiteRT lacks (`export/litert.py` packs with this).
+    ones, zeros = tf.ones_like(word_ids), tf.zeros_like(word_ids)
     return {
-        "input_word_ids": tf.where(mask, word_ids, 0),
-        "input_mask": tf.cast(mask, tf.int32),
-        "input_type_ids": tf.cast(mask & (position >= ka + 2), tf.int32),
+        "input_word_ids": word_ids,
+        "input_mask": tf.where(in_sequence, ones, zeros),
+        "input_type_ids": tf.where((t >= start_b) & in_sequence, ones, zeros),
     }
+
+
+def _row_lengths(pieces: Pieces) -> tf.Tensor:
+    splits = tf.cast(pieces[1], tf.int32)
+    return splits[1:] - splits[:-1]
+
+
+def _flat_rows(pieces: Pieces) -> Rows:
+    return pieces[0], tf.cast(pieces[1][:-1], tf.int32)
+
+
+def _gather_rows(rows: Rows, offsets: tf.Tensor, in_segment: tf.Tensor) -> tf.Tensor:
+    """ids[b, t] = values[starts[b] + offsets[b, t]] where `in_segment`, else 0."""
+    values, starts = rows
+    padded = tf.concat([values, tf.zeros([1], values.dtype)], axis=0)  # Never gather from empty.
+    index = tf.clip_by_value(starts[:, None] + offsets, 0, tf.shape(values)[0])
+    return tf.where(in_segment, tf.gather(padded, index), 0)

@@ -51,6 +51,33 @@ def as_string_tensor(texts):
     return tf.convert_to_tensor(texts, dtype=tf.string)
 
 
+def drop_space_before_special(
+    values: tf.Tensor, splits: tf.Tensor, space_id: int
+) -> tuple[tf.Tensor, tf.Tensor]:
+    """Flat piece ids [N] and their row splits [B + 1] without each bare "▁" (`space_id`)
+    directly followed, in the same row, by a special token: `AlbertTokenizer`'s rule.
+
+    Dense ops only (cumsum, scatter, gather): `tf.ragged.boolean_mask` would trace ~200 ops
+    into every featurizer graph, and LiteRT (`export/litert_text.py`) runs these as builtins.
+    """
+    count = tf.shape(values, out_type=splits.dtype)[0]
+    next_values = tf.concat([values[1:], tf.constant([-1], values.dtype)], axis=0)
+    special = tf.constant(_SPECIAL_IDS, values.dtype)
+    next_is_special = tf.reduce_any(tf.equal(next_values[:, None], special[None, :]), axis=1)
+    # The next piece belongs to the same row unless position + 1 is a row end.
+    row_end_marks = tf.scatter_nd(splits[1:, None], tf.ones_like(splits[1:]), [count + 1])
+    is_row_end = row_end_marks[1:] > 0
+    drop = tf.equal(values, space_id) & next_is_special & tf.logical_not(is_row_end)
+    keep = tf.cast(tf.logical_not(drop), splits.dtype)
+    kept_before = tf.cumsum(keep, exclusive=True)
+    # Kept pieces go to their new position; dropped ones to a spare last slot, cut off below.
+    target = tf.where(drop, count, kept_before)
+    compacted = tf.scatter_nd(target[:, None], values, shape=[count + 1])
+    kept_total = tf.reduce_sum(keep)
+    new_splits = tf.gather(tf.concat([kept_before, kept_total[None]], axis=0), splits)
+    return compacted[:kept_total], new_splits
+
+
 @keras.saving.register_keras_serializable(package="albert_tf")
 class AlbertTextTokenizer(keras.layers.Layer):
     """Keras layer: `tf.string` [N] -> `tf.RaggedTensor` int32 [N, None] of ALBERT piece ids.
@@ -69,6 +96,9 @@ class AlbertTextTokenizer(keras.layers.Layer):
         self.do_lower_case = do_lower_case
         self.proto = None
         self._sentencepiece = None
+        # No state to build: built now, so Keras does not trace `call` in a scratch graph to
+        # build a layer that holds this one (~1 s for a featurizer's graph).
+        self.built = True
         if proto is not None:
             self.set_proto(proto)
 
@@ -110,15 +140,10 @@ class AlbertTextTokenizer(keras.layers.Layer):
         """Drops a bare "▁" piece directly followed (in the same row) by a special token."""
         if self._space_id < 0:
             return ids
-        values = ids.flat_values
-        row_ids = ids.nested_value_rowids()[-1]
-        next_values = tf.concat([values[1:], tf.constant([-1], tf.int32)], axis=0)
-        next_rows = tf.concat([row_ids[1:], tf.constant([-1], row_ids.dtype)], axis=0)
-        next_is_special = tf.reduce_any(
-            tf.equal(next_values[:, None], tf.constant(_SPECIAL_IDS, tf.int32)[None, :]), axis=1
-        )
-        drop = (values == self._space_id) & next_is_special & (next_rows == row_ids)
-        return tf.ragged.boolean_mask(ids, tf.logical_not(ids.with_flat_values(drop)))
+        if ids.ragged_rank > 1:  # Texts of rank > 1: the pieces are the innermost rows.
+            return ids.with_values(self._drop_space_before_special(ids.values))
+        values, splits = drop_space_before_special(ids.values, ids.row_splits, self._space_id)
+        return tf.RaggedTensor.from_row_splits(values, splits, validate=False)
 
     def _check_proto(self) -> None:
         if self._sentencepiece is None:

@@ -19,7 +19,6 @@ from albert_tf.export.litert import (  # noqa: E402
 )
 from albert_tf.export.litert_ops import check_ops, model_ops, unsupported_ops  # noqa: E402
 from albert_tf.export.litert_runner import LiteRtModel  # noqa: E402
-from albert_tf.export.litert_text import pack_dense  # noqa: E402
 from albert_tf.models import AlbertEncoder  # noqa: E402
 from albert_tf.models.classifier import AlbertClassifier  # noqa: E402
 from albert_tf.tokenization import AlbertTokenizer  # noqa: E402
@@ -146,26 +145,6 @@ def test_text_pair_classifier_int8(lt_classifier, lt_tokenizer, tiny_model_file)
             assert got[name][i].tolist() == want[name], (a, b, name)
     assert got["logits"].shape == (4, 3)
     assert np.isfinite(got["logits"]).all()
-
-
-def test_pack_dense_equals_reference():
-    rng = np.random.default_rng(0)
-    lengths_a = [0, 1, 5, 30, 2, 11]
-    lengths_b = [0, 7, 30, 1, 0, 11]
-    values = [rng.integers(5, 99, size=n).tolist() for n in lengths_a + lengths_b]
-    rows_a, rows_b = values[: len(lengths_a)], values[len(lengths_a) :]
-
-    def pieces(rows):
-        splits = np.cumsum([0] + [len(row) for row in rows]).astype(np.int32)
-        flat = np.array(sum(rows, []), np.int32)
-        return tf.constant(flat), tf.constant(splits)
-
-    for seq_length in (3, 8, 16):
-        packed = pack_dense([pieces(rows_a), pieces(rows_b)], seq_length)
-        for i, (a, b) in enumerate(zip(rows_a, rows_b, strict=True)):
-            want = pack_segments_reference(a, b, seq_length, 2, 3)
-            for name in FEATURES:
-                assert packed[name][i].numpy().tolist() == want[name], (seq_length, i, name)
 
 
 def test_op_check_fails_on_flex_op():

@@ -1,10 +1,12 @@
 """In-graph packing of sentence pairs (tokenization/text_packing.py) against the original."""
 
+import numpy as np
 import tensorflow as tf
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from albert_tf.tokenization.text_packing import (
+    pack_pieces,
     pack_segments,
     pack_segments_reference,
 )
@@ -47,3 +49,24 @@ def test_works_in_a_tf_function_with_a_tensor_length():
 
     got = pack(tf.ragged.constant([[7, 8, 9]], dtype=tf.int32), tf.constant(6)).numpy().tolist()
     assert got == [pack_segments_reference([7, 8, 9], [7, 8, 9], 6, CLS, SEP)["input_word_ids"]]
+
+
+def test_pack_pieces_with_int32_splits_equals_reference():
+    """The flat form LiteRT converts (`export/litert.py`), on int32 ids and splits."""
+    rng = np.random.default_rng(0)
+    lengths_a = [0, 1, 5, 30, 2, 11]
+    lengths_b = [0, 7, 30, 1, 0, 11]
+    values = [rng.integers(5, 99, size=n).tolist() for n in lengths_a + lengths_b]
+    rows_a, rows_b = values[: len(lengths_a)], values[len(lengths_a) :]
+
+    def pieces(rows):
+        splits = np.cumsum([0] + [len(row) for row in rows]).astype(np.int32)
+        flat = np.array(sum(rows, []), np.int32)
+        return tf.constant(flat), tf.constant(splits)
+
+    for seq_length in (3, 8, 16):
+        packed = pack_pieces([pieces(rows_a), pieces(rows_b)], seq_length, CLS, SEP)
+        for i, (a, b) in enumerate(zip(rows_a, rows_b, strict=True)):
+            want = pack_segments_reference(a, b, seq_length, CLS, SEP)
+            for name in want:
+                assert packed[name][i].numpy().tolist() == want[name], (seq_length, i, name)

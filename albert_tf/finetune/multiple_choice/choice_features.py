@@ -20,6 +20,7 @@ import tensorflow as tf
 from albert_tf.finetune.multiple_choice.encoding import BLANK
 from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
+from albert_tf.tokenization.text_packing import pack_kept
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer, as_text_tokenizer
 
 
@@ -43,17 +44,6 @@ def fill_blanks(question: tf.Tensor, options: tf.Tensor, blank_per_underscore: b
     appended = tf.strings.join([tf.gather(question, rows), flat_options], separator=" ")
     qa = tf.where(parts.row_lengths() > 1, filled, appended)
     return tf.reshape(qa, tf.shape(options))
-
-
-def _positions(ids: tf.RaggedTensor) -> tf.RaggedTensor:
-    return tf.ragged.range(tf.zeros_like(ids.row_lengths()), ids.row_lengths())
-
-
-def _constant(value: int, rows: tf.Tensor, length: tf.Tensor) -> tf.RaggedTensor:
-    return tf.RaggedTensor.from_row_lengths(
-        tf.fill([rows * length], tf.constant(value, tf.int32)),
-        tf.fill([rows], tf.cast(length, tf.int64)),
-    )
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
@@ -103,32 +93,32 @@ class ChoiceFeatures(ArgumentsConfig, keras.layers.Layer):
         context = tf.reshape(context, [-1])
         question = tf.reshape(question, [-1])
         shape = tf.shape(options)
-        num_rows = shape[0] * shape[1]
+        num_options = shape[1]
         qa = self.tokenizer(
             tf.reshape(fill_blanks(question, options, self.blank_per_underscore), [-1])
         )
-        qa = tf.ragged.boolean_mask(
-            qa, _positions(qa) >= tf.expand_dims(qa.row_lengths() - self.max_qa_length, 1)
-        )
-        article = tf.gather(self.tokenizer(context), tf.repeat(tf.range(shape[0]), shape[1]))
-        budget = self.seq_length - 3 - tf.cast(qa.row_lengths(), tf.int32)
-        article = tf.ragged.boolean_mask(
-            article, _positions(article) < tf.cast(tf.expand_dims(budget, 1), tf.int64)
-        )
-        cls, sep = _constant(CLS_ID, num_rows, 1), _constant(SEP_ID, num_rows, 1)
-        word_ids = tf.concat([cls, article, sep, tf.cast(qa, tf.int32), sep], axis=1)
-        first = tf.cast(article.row_lengths(), tf.int32) + 2
-        type_ids = tf.cast(
-            _positions(word_ids) >= tf.cast(tf.expand_dims(first, 1), tf.int64), tf.int32
+        article = self.tokenizer(context)  # Once per question, read by each of its options.
+        question_of_row = tf.range(shape[0] * num_options) // num_options
+        article_splits = tf.cast(article.row_splits, tf.int32)
+        article_starts = tf.gather(article_splits[:-1], question_of_row)
+        article_lengths = tf.gather(article_splits[1:], question_of_row) - article_starts
+        qa_lengths = tf.cast(qa.row_lengths(), tf.int32)
+        # The last max_qa_length pieces of question+option, then as much article as fits.
+        kept_qa = tf.minimum(qa_lengths, self.max_qa_length)
+        kept_article = tf.minimum(article_lengths, self.seq_length - 3 - kept_qa)
+        qa_starts = tf.cast(qa.row_splits[:-1], tf.int32) + qa_lengths - kept_qa
+        features = pack_kept(
+            (tf.cast(article.values, tf.int32), article_starts),
+            (tf.cast(qa.values, tf.int32), qa_starts),
+            kept_article,
+            kept_qa,
+            tf.ones_like(kept_qa, tf.bool),  # Both [SEP]s, even for an empty question+option.
+            self.seq_length,
+            CLS_ID,
+            SEP_ID,
         )
         is_real = tf.reshape(tf.strings.length(options) > 0, [-1, 1])
-        dense_shape = tf.stack([num_rows, self.seq_length])
-        features = {
-            "input_word_ids": word_ids.to_tensor(0, shape=dense_shape),
-            "input_mask": tf.ones_like(word_ids).to_tensor(0, shape=dense_shape),
-            "input_type_ids": type_ids.to_tensor(0, shape=dense_shape),
-        }
-        out_shape = tf.stack([shape[0], shape[1], self.seq_length])
+        out_shape = tf.stack([shape[0], num_options, self.seq_length])
         return {
             name: tf.ensure_shape(
                 tf.reshape(tensor * tf.cast(is_real, tf.int32), out_shape),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.tokenization.model_proto import CLS_ID, PAD_ID, SEP_ID, UNK_ID
+from albert_tf.tokenization.row_ids import value_row_ids
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
 # Label of the positions the loss skips ([CLS], [SEP], padding, non-first pieces).
@@ -71,7 +72,7 @@ class WordPieceAligner:
         flat_words = words.flat_values
         pieces = self._pieces(flat_words)
         counts = tf.cast(pieces.row_lengths(), tf.int32)
-        word_rows = words.value_rowids()
+        word_rows = value_row_ids(words.row_splits)
         first_in_sentence = tf.range(tf.size(flat_words, out_type=tf.int64)) == tf.gather(
             words.row_starts(), word_rows
         )
@@ -79,7 +80,7 @@ class WordPieceAligner:
         num_windows = tf.reduce_max(tf.concat([[-1], window], 0)) + 1
         lengths = tf.math.unsorted_segment_max(offset + counts, window, num_windows)
 
-        piece_word = tf.cast(pieces.value_rowids(), tf.int32)
+        piece_word = tf.cast(value_row_ids(pieces.row_splits), tf.int32)
         piece_index = tf.range(tf.size(pieces.flat_values)) - tf.gather(
             tf.cast(pieces.row_starts(), tf.int32), piece_word
         )
@@ -120,15 +121,19 @@ class WordPieceAligner:
     def _pieces(self, flat_words: tf.Tensor) -> tf.RaggedTensor:
         """Piece ids per word: at least one ([UNK] for none), at most a window's worth."""
         pieces = self.tokenizer(flat_words)
-        unknown = tf.RaggedTensor.from_row_lengths(
-            tf.fill([tf.size(flat_words)], UNK_ID), tf.ones([tf.size(flat_words)], tf.int64)
+        counts = pieces.row_lengths()
+        kept_splits = tf.concat([[0], tf.cumsum(tf.clip_by_value(counts, 1, self.budget))], 0)
+        # Each kept position reads its word's piece; a word without pieces reads [UNK].
+        word = value_row_ids(kept_splits)
+        source = (
+            tf.gather(pieces.row_splits, word)
+            + tf.range(kept_splits[-1])
+            - tf.gather(kept_splits, word)
         )
-        # Row = its pieces then [UNK]; keep max(1, min(n, budget)) entries: the [UNK] survives
-        # only where the word had no piece.
-        with_unknown = tf.concat([pieces, unknown], axis=1)
-        keep = tf.clip_by_value(pieces.row_lengths(), 1, self.budget)
-        index_in_row = tf.ragged.range(with_unknown.row_lengths())
-        return tf.ragged.boolean_mask(with_unknown, index_in_row < keep[:, None])
+        padded = tf.concat([pieces.values, [UNK_ID]], 0)  # Never gather from empty.
+        values = tf.gather(padded, tf.minimum(source, tf.size(pieces.values, tf.int64)))
+        values = tf.where(tf.gather(counts, word) > 0, values, UNK_ID)
+        return tf.RaggedTensor.from_row_splits(values, kept_splits, validate=False)
 
     def _assign_windows(
         self, counts: tf.Tensor, first_in_sentence: tf.Tensor
