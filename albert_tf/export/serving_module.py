@@ -194,11 +194,12 @@ class AlbertServingModule(tf.Module):
         sequence_output = self._encode_ids(inputs)["sequence_output"]
         # Masks cut off by truncation are not predicted.
         is_mask = tf.equal(inputs["input_word_ids"], self._mask_id)
-        positions = tf.ragged.boolean_mask(
-            tf.broadcast_to(tf.range(tf.shape(is_mask)[1]), tf.shape(is_mask)), is_mask
-        )
-        valid = tf.ones_like(positions, tf.bool).to_tensor(False)
-        gathered = positions.to_tensor(0)
+        # Each row's mask positions first, in order (a stable sort), cut to the most masks.
+        num_masks = tf.reduce_sum(tf.cast(is_mask, tf.int32), axis=1)
+        width = tf.reduce_max(tf.concat([[0], num_masks], axis=0))
+        order = tf.argsort(tf.cast(tf.logical_not(is_mask), tf.int32), axis=1, stable=True)
+        valid = tf.range(width)[None, :] < num_masks[:, None]
+        gathered = tf.where(valid, order[:, :width], 0)
         # tf.gather, not the head's take_along_axis: that one fails on a zero-size batch.
         at_masks = tf.gather(sequence_output, gathered, batch_dims=1)
         logits = self._keras.masked_lm_head(at_masks)
@@ -209,7 +210,7 @@ class AlbertServingModule(tf.Module):
             "top_k_ids": tf.where(valid_k, ids, -1),
             "top_k_pieces": tf.where(valid_k, tf.gather(self._pieces, ids), ""),
             "top_k_scores": tf.where(valid_k, scores, 0.0),
-            "num_masks": tf.cast(positions.row_lengths(), tf.int32),
+            "num_masks": num_masks,
         }
 
     def signatures(self) -> dict[str, tf.types.experimental.PolymorphicFunction]:

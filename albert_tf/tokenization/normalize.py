@@ -150,16 +150,14 @@ def _lower_keeping_nul(texts):
     """`tf.strings.lower` (ICU, like `str.lower`), which would truncate at the first NUL byte.
 
     We lowercase the NUL-separated parts and join them back. The NUL is re-appended as tensor
-    data: string attributes (a join's separator) cannot hold a NUL byte. The split's sparse form
-    (the raw op) gives each part's row directly: the ragged form's row ids and ragged join
-    would trace ~130 ops into every graph that normalizes text.
+    data: string attributes (a join's separator) cannot hold a NUL byte.
     """
     import tensorflow as tf
 
+    from albert_tf.tokenization.string_parts import split_parts
+
     flat = tf.reshape(texts, [-1])
-    indices, parts, _ = tf.raw_ops.StringSplitV2(input=flat, sep="\x00", maxsplit=-1)
-    rows = indices[:, 0]
-    is_last_part = tf.not_equal(rows, tf.concat([rows[1:], tf.constant([-1], rows.dtype)], 0))
+    parts, rows, is_last_part = split_parts(flat, "\x00")
     lowered = tf.strings.lower(parts, encoding="utf-8")
     lowered += tf.where(is_last_part, tf.constant(""), tf.constant("\x00"))
     joined = tf.strings.unsorted_segment_join(lowered, rows, num_segments=tf.size(flat))

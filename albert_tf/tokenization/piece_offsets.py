@@ -145,7 +145,7 @@ def encode_with_offsets_tf(texts, sentencepiece, do_lower_case: bool = True):
     """
     import tensorflow as tf
 
-    from albert_tf.tokenization.row_ids import value_row_ids
+    from albert_tf.tokenization.ragged_rows import value_row_ids
 
     chars = tf.strings.unicode_split(texts, "UTF-8")  # [B, C] ragged
     flat, char_splits = chars.values, tf.cast(chars.row_splits, tf.int32)

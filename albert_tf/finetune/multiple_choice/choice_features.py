@@ -20,6 +20,7 @@ import tensorflow as tf
 from albert_tf.finetune.multiple_choice.encoding import BLANK
 from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
+from albert_tf.tokenization.string_parts import split_parts
 from albert_tf.tokenization.text_packing import pack_kept
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer, as_text_tokenizer
 
@@ -29,20 +30,16 @@ def fill_blanks(question: tf.Tensor, options: tf.Tensor, blank_per_underscore: b
     if not blank_per_underscore:
         question = tf.strings.regex_replace(question, "_+", BLANK)
     num_options = tf.shape(options)[1]
-    rows = tf.repeat(tf.range(tf.shape(question)[0]), num_options)
+    num_rows = tf.size(options)
     flat_options = tf.reshape(options, [-1])
-    parts = tf.gather(tf.strings.split(question, sep=BLANK), rows)  # [B * N, blanks + 1]
-    part_rows = parts.value_rowids()
-    is_last = tf.range(tf.size(part_rows, out_type=part_rows.dtype)) == (
-        tf.gather(parts.row_limits(), part_rows) - 1
-    )
+    row_question = tf.gather(question, tf.range(num_rows) // num_options)
+    parts, part_rows, is_last = split_parts(row_question, BLANK)
     # Each part but the last is followed by the option: "a _ b _" -> "a " opt " b " opt "".
     fill = tf.where(is_last, "", tf.gather(flat_options, part_rows))
-    filled = tf.strings.reduce_join(
-        parts.with_flat_values(tf.strings.join([parts.flat_values, fill])), axis=1
-    )
-    appended = tf.strings.join([tf.gather(question, rows), flat_options], separator=" ")
-    qa = tf.where(parts.row_lengths() > 1, filled, appended)
+    filled = tf.strings.unsorted_segment_join(tf.strings.join([parts, fill]), part_rows, num_rows)
+    appended = tf.strings.join([row_question, flat_options], separator=" ")
+    num_parts = tf.math.unsorted_segment_sum(tf.ones_like(part_rows), part_rows, num_rows)
+    qa = tf.where(num_parts > 1, filled, appended)
     return tf.reshape(qa, tf.shape(options))
 
 

@@ -34,6 +34,7 @@ from albert_tf.models.span_qa import AlbertSpanQA
 from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.piece_offsets import encode_with_offsets_tf
+from albert_tf.tokenization.ragged_rows import value_row_ids
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
 _TEXT_SPEC = tf.TensorSpec([None], tf.string)
@@ -53,8 +54,9 @@ def windows_tf(question_ids, context_ids, char_starts, char_ends, seq_length, st
     step = tf.minimum(window_length, stride)
     extra = tf.maximum(num_pieces - window_length, 0)
     num_windows = 1 + (extra + step - 1) // step
-    example = tf.repeat(tf.range(tf.size(num_windows)), num_windows)
-    within = tf.ragged.range(num_windows).flat_values
+    window_splits = tf.concat([[0], tf.cumsum(num_windows)], axis=0)
+    example = value_row_ids(window_splits)  # The question of each window.
+    within = tf.range(window_splits[-1]) - tf.gather(window_splits, example)
     start = within * tf.gather(step, example)
     q_len = tf.gather(query_length, example)[:, None]
     count = tf.minimum(tf.gather(num_pieces, example) - start, tf.gather(window_length, example))

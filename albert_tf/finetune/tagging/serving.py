@@ -40,6 +40,7 @@ from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word
 from albert_tf.models.token_classifier import AlbertTokenClassifier
 from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.normalize import whitespace_regex_class
+from albert_tf.tokenization.ragged_rows import keep_values
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
 _IDS_SPEC = tf.TensorSpec([None, None], tf.int32)
@@ -72,7 +73,7 @@ def tagger_endpoints(
             return tag_ragged(tf.strings.split(text))
         characters = tf.strings.unicode_split(text, "UTF-8")
         is_space = tf.strings.regex_full_match(characters, whitespace_regex_class())
-        return tag_ragged(tf.ragged.boolean_mask(characters, ~is_space))
+        return tag_ragged(keep_values(characters, tf.logical_not(is_space.values)))
 
     def tag_words(words, num_words):
         lengths = tf.minimum(tf.maximum(num_words, 0), tf.shape(words)[1])

@@ -26,7 +26,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.tokenization.model_proto import CLS_ID, PAD_ID, SEP_ID, UNK_ID
-from albert_tf.tokenization.row_ids import value_row_ids
+from albert_tf.tokenization.ragged_rows import value_row_ids
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 
 # Label of the positions the loss skips ([CLS], [SEP], padding, non-first pieces).
