@@ -26,8 +26,21 @@ def value_row_ids(row_splits: tf.Tensor) -> tf.Tensor:
 def keep_values(ragged: tf.RaggedTensor, keep: tf.Tensor) -> tf.RaggedTensor:
     """`tf.ragged.boolean_mask(ragged, ragged.with_values(keep))` for ragged rank 1: the values
     where `keep` (bool, one per value), in their rows."""
-    splits = ragged.row_splits
-    kept_before = tf.concat([[0], tf.cumsum(tf.cast(keep, splits.dtype))], axis=0)
-    return tf.RaggedTensor.from_row_splits(
-        tf.boolean_mask(ragged.values, keep), tf.gather(kept_before, splits), validate=False
-    )
+    values, splits = keep_flat(ragged.values, ragged.row_splits, keep)
+    return tf.RaggedTensor.from_row_splits(values, splits, validate=False)
+
+
+def keep_flat(values: tf.Tensor, splits: tf.Tensor, keep: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
+    """`keep_values` on flat values [N] and row splits [B + 1]: (kept values, their splits).
+
+    Cumsum, scatter and gather only: LiteRT runs them as builtins (`export/litert_text.py`).
+    """
+    count = tf.shape(values, out_type=splits.dtype)[0]
+    kept = tf.cast(keep, splits.dtype)
+    kept_before = tf.cumsum(kept, exclusive=True)
+    # Kept values go to their new position; dropped ones to a spare last slot, cut off below.
+    target = tf.where(keep, kept_before, count)
+    compacted = tf.scatter_nd(target[:, None], values, shape=[count + 1])
+    kept_total = tf.reduce_sum(kept)
+    new_splits = tf.gather(tf.concat([kept_before, kept_total[None]], axis=0), splits)
+    return compacted[:kept_total], new_splits

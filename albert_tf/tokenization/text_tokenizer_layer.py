@@ -34,6 +34,7 @@ from albert_tf.tokenization.model_proto import (
     load_albert_model_proto,
 )
 from albert_tf.tokenization.normalize import normalize_text_tf
+from albert_tf.tokenization.ragged_rows import keep_flat
 from albert_tf.tokenization.shared_sentencepiece import shared_sentencepiece_tokenizer
 
 _ASSET_FILE = "albert_sentencepiece.model"
@@ -57,7 +58,7 @@ def drop_space_before_special(
     """Flat piece ids [N] and their row splits [B + 1] without each bare "▁" (`space_id`)
     directly followed, in the same row, by a special token: `AlbertTokenizer`'s rule.
 
-    Dense ops only (cumsum, scatter, gather): `tf.ragged.boolean_mask` would trace ~200 ops
+    Dense ops only (`ragged_rows.keep_flat`): `tf.ragged.boolean_mask` would trace ~200 ops
     into every featurizer graph, and LiteRT (`export/litert_text.py`) runs these as builtins.
     """
     count = tf.shape(values, out_type=splits.dtype)[0]
@@ -68,14 +69,7 @@ def drop_space_before_special(
     row_end_marks = tf.scatter_nd(splits[1:, None], tf.ones_like(splits[1:]), [count + 1])
     is_row_end = row_end_marks[1:] > 0
     drop = tf.equal(values, space_id) & next_is_special & tf.logical_not(is_row_end)
-    keep = tf.cast(tf.logical_not(drop), splits.dtype)
-    kept_before = tf.cumsum(keep, exclusive=True)
-    # Kept pieces go to their new position; dropped ones to a spare last slot, cut off below.
-    target = tf.where(drop, count, kept_before)
-    compacted = tf.scatter_nd(target[:, None], values, shape=[count + 1])
-    kept_total = tf.reduce_sum(keep)
-    new_splits = tf.gather(tf.concat([kept_before, kept_total[None]], axis=0), splits)
-    return compacted[:kept_total], new_splits
+    return keep_flat(values, splits, tf.logical_not(drop))
 
 
 @keras.saving.register_keras_serializable(package="albert_tf")
