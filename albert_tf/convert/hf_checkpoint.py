@@ -10,7 +10,9 @@ weight_names.py: Linear weights transposed, tied decoder weight not written).
 Keys may carry the `albert.` prefix (task models) or not (`AlbertModel`).
 Loading into an encoder takes the backbone of any ALBERT task model and skips
 its heads; loading into a pretrainer needs `predictions.*` and
-`sop_classifier.*`.
+`sop_classifier.*`. An encoder also takes a backbone saved without the pooler
+(`AlbertForMaskedLM`, `AlbertModel(add_pooling_layer=False)`): its pooler is
+drawn with the model's own initializers, the original's, and a warning says so.
 
 Illustration (not run):
     pretrainer = AlbertPretrainer(AlbertEncoder(config))  # config: see config_conversion.py
@@ -20,12 +22,14 @@ Illustration (not run):
 
 from __future__ import annotations
 
+import logging
 import os
 
 import keras
 import numpy as np
 
 from albert_tf.convert.checkpoint_mismatch import CheckpointMismatchError, check_names_and_shapes
+from albert_tf.convert.named_weight import NamedWeight
 from albert_tf.convert.task_heads import task_head_for_model
 from albert_tf.convert.weight_names import HF_BASE_PREFIX, HF_TIED_KEYS, named_weights, split_model
 from albert_tf.errors import MissingInputError, UserError
@@ -127,16 +131,55 @@ def hf_named_weights(model: keras.Model):
     return [w for w in named_weights(model) if w.hf_name is not None]
 
 
+def _absent_pooler(
+    model: keras.Model, weights: list[NamedWeight], state: dict[str, np.ndarray]
+) -> list[NamedWeight]:
+    """The pooler weights of an encoder whose checkpoint has no pooler at all, else [].
+
+    `AlbertForMaskedLM` and `AlbertModel(add_pooling_layer=False)` save none; their
+    `sequence_output` is whole without it. A task model or pretrainer reads the pooled output
+    (classifier, sentence order), so there a missing pooler stays an error, as does half of one.
+    """
+    encoder, _ = split_model(model)
+    if model is not encoder:
+        return []
+    pooler = [w for w in weights if any(w.variable is v for v in encoder.pooler.weights)]
+    return pooler if not any(w.hf_name in state for w in pooler) else []
+
+
+def _initialize_pooler(model: keras.Model, pooler: list[NamedWeight], source: str) -> None:
+    """Draws the pooler afresh with its layer's own initializers (the original's), and says so."""
+    encoder, _ = split_model(model)
+    layer = encoder.pooler
+    for variable, initializer in (
+        (layer.kernel, layer.kernel_initializer),
+        (layer.bias, layer.bias_initializer),
+    ):
+        variable.assign(initializer(variable.shape, variable.dtype))
+    logging.warning(
+        "%s has no pooler (%s): initialized as the original does (kernel truncated normal, "
+        "stddev initializer_range=%s; bias zeros), so pooled_output is untrained.",
+        source,
+        ", ".join(w.hf_name for w in pooler),
+        encoder.config.initializer_range,
+    )
+
+
 def load_hf_weights(
     model: keras.Model, state: dict[str, np.ndarray], source: str = "state dict"
 ) -> None:
-    """Assigns a Hugging Face state dict to an encoder or pretrainer; all-or-nothing."""
+    """Assigns a Hugging Face state dict to an encoder or pretrainer; all-or-nothing.
+
+    An encoder's pooler may be absent (module docstring): it is drawn as the original draws it.
+    """
     _, pretrainer = split_model(model)
     weights = hf_named_weights(model)
     has_head = pretrainer is not None or task_head_for_model(model) is not None
     state = _canonical_keys(state, has_head=has_head)
     if pretrainer is not None:
         state = _resolve_aliases(state, weights, source)
+    absent = _absent_pooler(model, weights, state)
+    weights = [w for w in weights if all(w is not a for a in absent)]
     check_names_and_shapes(
         {w.hf_name: w.hf_shape for w in weights},
         {name: value.shape for name, value in state.items()},
@@ -160,6 +203,8 @@ def load_hf_weights(
     for weight in weights:
         if weight.variable is not None:
             weight.assign(state[weight.hf_name], weight.hf_transpose)
+    if absent:
+        _initialize_pooler(model, absent, source)
 
 
 def hf_state_dict(model: keras.Model) -> dict[str, np.ndarray]:

@@ -23,15 +23,14 @@ TOLERANCE = 1e-5
 def random_hf_model(hf_class, seed: int, **config_kwargs):
     """A float32 eval-mode HF model with every parameter random (biases, LayerNorms too)."""
     torch.manual_seed(seed)
-    config = transformers.AlbertConfig(
+    defaults = dict(
         vocab_size=VOCAB_SIZE,
         max_position_embeddings=MAX_POSITIONS,
         hidden_act="gelu_new",
         initializer_range=0.2,
         **HF_SHAPES["base_like"],
-        **config_kwargs,
     )
-    model = hf_class(config).eval()
+    model = hf_class(transformers.AlbertConfig(**{**defaults, **config_kwargs})).eval()
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.add_(torch.randn_like(parameter) * 0.1)
