@@ -19,13 +19,6 @@ import time
 from absl import flags, logging
 
 from albert_tf import cli
-
-# isort: split
-# TensorFlow loads here, while `cli` holds stderr (its C++ start-up lines are dropped); an
-# import inside main() would print them.
-import tensorflow as tf
-import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
-
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.output_lock import output_lock
@@ -120,10 +113,13 @@ def main(argv: list[str]) -> None:
     documents = read_corpus(FLAGS.input_file, FLAGS.eval_documents)  # Checked first.
     runtime = config_from_flags(RuntimeOptions).resolve()
     with output_lock(workdir, directory=True):
-        _run_pipeline(workdir, documents, total, tf, runtime)
+        _run_pipeline(workdir, documents, total, runtime)
 
 
-def _run_pipeline(workdir: str, documents: list[str], total: float, tf, runtime) -> None:
+def _run_pipeline(workdir: str, documents: list[str], total: float, runtime) -> None:
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
+
     from albert_tf.config import AlbertConfig
     from albert_tf.data.builder import BuilderOptions, build_pretraining_data
     from albert_tf.export.fill_mask_words import whole_word_candidates
@@ -242,4 +238,4 @@ def _run_pipeline(workdir: str, documents: list[str], total: float, tf, runtime)
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)
