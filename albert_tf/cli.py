@@ -1,29 +1,38 @@
 """`begin` and `run`: how albert_tf's commands start, report user errors and exit.
 
 Importing this module does nothing to the process. The `albert-tf` entry point
-(`albert_tf.commands.dispatch`) calls `begin()` before the command's imports load TensorFlow:
-unless the user set `TF_CPP_MIN_LOG_LEVEL` (then nothing is hidden), it sets
-`TF_CPP_MIN_LOG_LEVEL=3` and holds stderr in a temporary file while the imports run, because the
-lines TensorFlow prints while it loads (CUDA stubs, oneDNN notices) come before that setting is
-read; `run` (or interpreter exit) writes the held output back without TensorFlow's C++ log lines.
+(`albert_tf.commands.dispatch`) calls `begin()` before the command loads TensorFlow: unless the
+user set `TF_CPP_MIN_LOG_LEVEL` (then nothing is hidden), it sets `TF_CPP_MIN_LOG_LEVEL=3` and
+holds stderr in a temporary file, because the lines TensorFlow prints while it loads (CUDA
+stubs, oneDNN notices) come before that setting is read; `run` (or interpreter exit) writes the
+held output back without TensorFlow's C++ log lines.
+
+A command's module imports no TensorFlow: its flags come from TensorFlow-free modules (the
+config dataclasses) and its `main` imports the rest, so `--help` and flag errors answer at once.
+`run(main, loads_tensorflow=True)` imports TensorFlow once the flags are parsed, while stderr
+is still held, then runs `main`.
 
 `run(main)` runs an absl `main` and turns a `UserError` (albert_tf.errors) into one line on
 stderr, `error: <what>, <where>, <what to do>`, and exit status 2; flag parsing errors are
 reported the same way. A traceback is shown when `--verbose` is passed or
 `ALBERT_TF_VERBOSE=1` is set. Any other exception is a bug and keeps its traceback. `--help`
-lists every flag albert_tf defined for the command, those generated from config dataclasses
+(`-h`, `--helpshort`, `--helpfull`, `--helpxml`) exits with status 0 and lists every flag
+albert_tf defined for the command, those generated from config dataclasses
 (albert_tf.config_flags) too.
 
 Example (a command, albert_tf/commands/<name>.py, run as `__main__` by `albert-tf <name>`):
     from absl import flags
     from albert_tf import cli
-    from albert_tf.data.builder import build_pretraining_data
+
+    flags.DEFINE_string("output_dir", None, "Where the model goes.")
 
     def main(argv):
-        build_pretraining_data(...)
+        from albert_tf.training.pretrain import train_and_evaluate  # TensorFlow: run time only.
+
+        train_and_evaluate(...)
 
     if __name__ == "__main__":
-        cli.run(main)
+        cli.run(main, loads_tensorflow=True)
 """
 
 from __future__ import annotations
@@ -116,11 +125,19 @@ def verbose() -> bool:
 
 
 def _parse_flags(argv: list[str]) -> list[str]:
+    # `-h` is what people type first; absl knows `--help` and `-?`.
+    argv = [argv[0], *("--help" if arg == "-h" else arg for arg in argv[1:])]
     try:
         return flags.FLAGS(argv)
     except flags.Error as error:
+        release_stderr()  # Before the error line, which must not wait for the exit.
         report_user_error(UserError(str(error), fix=f"see {os.path.basename(argv[0])} --help"))
         sys.exit(USER_ERROR_EXIT_CODE)
+    except SystemExit as exit_:
+        # absl's help flags print the help, then exit with status 1: help asked for is success.
+        if exit_.code == 1 and any(is_help_flag(arg) for arg in argv[1:]):
+            sys.exit(0)
+        raise
 
 
 def _list_generated_flags_in_help() -> None:
@@ -143,10 +160,19 @@ def _drop_tensorflow_info(record: logging.LogRecord) -> bool:
     return record.levelno >= logging.WARNING or not from_tensorflow
 
 
-def run(main: Callable[[list[str]], object]) -> None:
-    """`absl.app.run(main)` with albert_tf's error convention (see the module docstring)."""
+def run(main: Callable[[list[str]], object], loads_tensorflow: bool = False) -> None:
+    """`absl.app.run(main)` with albert_tf's error convention (see the module docstring).
+
+    `loads_tensorflow`: `main` uses TensorFlow; it is imported after the flags are parsed and
+    before stderr is released, so that its start-up lines are dropped (an import inside `main`
+    would print them).
+    """
 
     def guarded_main(argv: list[str]) -> object:
+        if loads_tensorflow:
+            import tensorflow  # noqa: F401
+
+        release_stderr()
         try:
             return main(argv)
         except (UserError, app.UsageError) as error:
@@ -155,7 +181,6 @@ def run(main: Callable[[list[str]], object]) -> None:
             report_user_error(error)
             sys.exit(USER_ERROR_EXIT_CODE)
 
-    release_stderr()
     _list_generated_flags_in_help()
     if _held_stderr is not None:
         # TensorFlow's Python-side INFO lines (signature renames, saver and asset notices)

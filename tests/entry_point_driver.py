@@ -30,20 +30,21 @@ warnings.simplefilter("ignore")
 FLAGS = flags.FLAGS
 
 
-def _load_main(command: str):
-    """Executes `command`'s module as __main__ with `cli.run` intercepted; returns its `main`."""
+def _load_main(command: str) -> tuple:
+    """Executes `command`'s module as __main__ with `cli.run` intercepted; returns its `main`
+    and the keywords it passes to `cli.run`."""
     captured = []
     real_run, driver_main = cli.run, sys.modules["__main__"]
-    cli.run = captured.append
+    cli.run = lambda main, **keywords: captured.append((main, keywords))
     try:
         run_command(command, [f"{PROGRAM} {command}"])
     finally:
         cli.run, sys.modules["__main__"] = real_run, driver_main
-    (main,) = captured
-    return main
+    (main_and_keywords,) = captured
+    return main_and_keywords
 
 
-def _run_case(main, command: str, argv: list[str], cwd: str) -> dict:
+def _run_case(main, keywords: dict, command: str, argv: list[str], cwd: str) -> dict:
     FLAGS.unparse_flags()
     sys.argv = [f"{PROGRAM} {command}", *argv]
     outputs = {}
@@ -58,7 +59,7 @@ def _run_case(main, command: str, argv: list[str], cwd: str) -> dict:
             os.dup2(handle.fileno(), fd)
         os.chdir(cwd)
         try:
-            cli.run(main)
+            cli.run(main, **keywords)
         except SystemExit as stop:
             code = stop.code
             exit_code = code if isinstance(code, int) else (0 if code is None else 1)
@@ -89,9 +90,10 @@ def run_cases(cases: list[dict]) -> list[dict]:
     results = []
     for command in dict.fromkeys(case["command"] for case in cases):
         before = set(FLAGS)
-        main = _load_main(command)
+        main, keywords = _load_main(command)
         for case in (c for c in cases if c["command"] == command):
-            result = _run_case(main, command, case["argv"], case.get("cwd", os.getcwd()))
+            cwd = case.get("cwd", os.getcwd())
+            result = _run_case(main, keywords, command, case["argv"], cwd)
             results.append({"id": case["id"], **result})
         for name in set(FLAGS) - before:  # The next command defines its own flags.
             delattr(FLAGS, name)

@@ -15,8 +15,6 @@ from __future__ import annotations
 from absl import flags
 
 from albert_tf import cli
-from albert_tf.experiments.layer_analysis import layer_transitions_csv
-from albert_tf.experiments.layer_report import analyze_encoder_files
 
 FLAGS = flags.FLAGS
 flags.DEFINE_list("encoder_files", None, "encoder.keras files or pretraining output dirs.")
@@ -31,6 +29,9 @@ flags.mark_flags_as_required(["encoder_files", "input_file", "output_dir"])
 
 def main(argv: list[str]) -> None:
     del argv
+    from albert_tf.experiments.layer_analysis import layer_transitions_csv
+    from albert_tf.experiments.layer_report import analyze_encoder_files
+
     models = analyze_encoder_files(
         FLAGS.encoder_files,
         FLAGS.names,
@@ -44,4 +45,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

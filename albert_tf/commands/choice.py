@@ -17,9 +17,12 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.multiple_choice.multiple_choice_task import MultipleChoiceTask
+from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
 
-main = finetune_main(MultipleChoiceTask)  # A flag per config field; runs the driver.
+# A flag per config field; main imports the family (TensorFlow) and runs the driver.
+main = finetune_main(
+    MultipleChoiceConfig, "albert_tf.finetune.multiple_choice.multiple_choice_task"
+)
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

@@ -15,10 +15,11 @@ Examples:
 from __future__ import annotations
 
 from albert_tf import cli
-from albert_tf.finetune.classification.classification_task import ClassificationTask
+from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from albert_tf.finetune.flags import finetune_main
 
-main = finetune_main(ClassificationTask)  # A flag per config field; runs the driver.
+# A flag per config field; main imports the family (TensorFlow) and runs the driver.
+main = finetune_main(ClassificationConfig, "albert_tf.finetune.classification.classification_task")
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

@@ -34,8 +34,7 @@ from __future__ import annotations
 from absl import flags
 
 from albert_tf import cli
-from albert_tf.convert.convert import FORMATS, convert_checkpoint
-from albert_tf.convert.vocabulary_growth import grow_checkpoint
+from albert_tf.convert.formats import FORMATS
 
 flags.DEFINE_enum("from", None, list(FORMATS), "Format of --input.")
 flags.DEFINE_enum("to", None, list(FORMATS), "Format of --output.")
@@ -75,6 +74,9 @@ flags.mark_flags_as_required(["from", "to", "input", "output"])
 
 def main(argv: list[str]) -> None:
     del argv
+    from albert_tf.convert.convert import convert_checkpoint
+    from albert_tf.convert.vocabulary_growth import grow_checkpoint
+
     values = flags.FLAGS
     heads = {"auto": None, "yes": True, "no": False}[values.heads]
     common = dict(
@@ -101,4 +103,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

@@ -26,10 +26,8 @@ from albert_tf import cli
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.data.documents import INPUT_FORMATS
 from albert_tf.errors import UserError
-from albert_tf.experiments.downstream import DownstreamOptions
 from albert_tf.experiments.presets import PRESETS
 from albert_tf.experiments.records import ExperimentInputs
-from albert_tf.experiments.runner import run_experiment
 from albert_tf.experiments.scale import SCALES
 from albert_tf.runtime.runtime import RuntimeOptions
 
@@ -57,6 +55,9 @@ flags.mark_flags_as_required(["preset", "output_dir"])
 
 def main(argv: list[str]) -> None:
     del argv
+    from albert_tf.experiments.downstream import DownstreamOptions
+    from albert_tf.experiments.runner import run_experiment
+
     scale = SCALES[FLAGS.scale]
     if FLAGS.num_train_steps is not None:
         if FLAGS.num_train_steps < 1:
@@ -108,4 +109,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

@@ -43,12 +43,7 @@ from absl import flags
 from albert_tf import cli
 from albert_tf.atomic_files import refuse_existing
 from albert_tf.config_flags import config_from_flags, define_flags
-from albert_tf.convert.convert import load_model
 from albert_tf.errors import UserError
-from albert_tf.export.finetuned_run import is_finetuned_run
-from albert_tf.export.saved_model import export_saved_model
-from albert_tf.export.tfhub import export_tfhub
-from albert_tf.finetune.export_sources import load_export_source
 from albert_tf.runtime.runtime import RuntimeOptions
 
 flags.DEFINE_enum(
@@ -112,6 +107,9 @@ def main(argv: list[str]) -> None:
     elif values.format == "saved_model" and export_task_saved_model(values):
         export_dir = values.export_dir
     elif values.format == "tfhub":
+        from albert_tf.convert.convert import load_model
+        from albert_tf.export.tfhub import export_tfhub
+
         source = values.checkpoint
         if values.checkpoint_format != "albert_tf":
             source = load_model(values.checkpoint_format, source, values.albert_config_file)
@@ -133,6 +131,8 @@ def main(argv: list[str]) -> None:
             )
         if not values.spm_model_file:
             raise UserError("--spm_model_file is required with --format=saved_model.")
+        from albert_tf.export.saved_model import export_saved_model
+
         export_dir = export_saved_model(
             values.export_dir,
             values.checkpoint,
@@ -150,6 +150,7 @@ def main(argv: list[str]) -> None:
 def export_onnx_command(values, do_lower_case: bool | None) -> str:
     """`albert-tf export --format=onnx`: the source of `--checkpoint` as ONNX files."""
     from albert_tf.export.onnx.onnx_export import check_quantizations, export_onnx
+    from albert_tf.finetune.export_sources import load_export_source
 
     check_quantizations(values.quantizations)  # Before the (slow) load.
     refuse_existing(os.path.abspath(values.export_dir), values.overwrite)
@@ -168,6 +169,8 @@ def export_onnx_command(values, do_lower_case: bool | None) -> str:
 def export_task_saved_model(values) -> bool:
     """`albert-tf export --format=saved_model` of a fine-tuning run or converted task model:
     its family's SavedModel (True); False for any other `--checkpoint`."""
+    from albert_tf.export.finetuned_run import is_finetuned_run
+
     if values.checkpoint_format != "albert_tf" or not is_finetuned_run(values.checkpoint):
         return False
     # The families register themselves on import; the driver finds the run's by name.
@@ -183,4 +186,4 @@ def export_task_saved_model(values) -> bool:
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

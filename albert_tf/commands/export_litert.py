@@ -13,12 +13,15 @@ Example:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from absl import flags
 
 from albert_tf import cli
 from albert_tf.errors import UserError
-from albert_tf.export.litert_export import LiteRtSource, export_litert, litert_source
-from albert_tf.finetune.export_sources import load_export_source
+
+if TYPE_CHECKING:
+    from albert_tf.export.litert_export import LiteRtSource
 
 flags.DEFINE_string(
     "source",
@@ -41,11 +44,16 @@ flags.mark_flags_as_required(["source", "output_dir"])
 def load_source(source: str, spm_model_file: str | None, albert_config: str | None) -> LiteRtSource:
     """A finished fine-tuning run's (or converted) task model, or the encoder anything else
     holds (`load_export_source`)."""
+    from albert_tf.export.litert_export import litert_source
+    from albert_tf.finetune.export_sources import load_export_source
+
     return litert_source(load_export_source(source, spm_model_file, albert_config))
 
 
 def main(argv: list[str]) -> None:
     del argv
+    from albert_tf.export.litert_export import export_litert
+
     values = flags.FLAGS
     try:
         batch_sizes = [int(value) for value in values.batch_sizes]
@@ -68,4 +76,4 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

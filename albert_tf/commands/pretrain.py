@@ -19,7 +19,6 @@ from absl import flags, logging
 from albert_tf import cli
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.runtime.runtime import RuntimeOptions
-from albert_tf.training.pretrain import train_and_evaluate
 from albert_tf.training.pretrain_config import PretrainConfig
 
 define_flags(PretrainConfig)  # One flag per field: its type, default and help.
@@ -29,6 +28,8 @@ flags.DEFINE_string("output_dir", None, "Checkpoints, summaries and the final en
 
 def main(argv: list[str]) -> None:
     del argv
+    from albert_tf.training.pretrain import train_and_evaluate
+
     runtime = config_from_flags(RuntimeOptions).resolve()
     config = config_from_flags(PretrainConfig)
     metrics = train_and_evaluate(config, flags.FLAGS.output_dir, runtime)
@@ -37,4 +38,4 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     flags.mark_flags_as_required(["output_dir"])
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

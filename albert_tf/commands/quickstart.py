@@ -19,15 +19,10 @@ import time
 from absl import flags, logging
 
 from albert_tf import cli
-
-# isort: split
-# TensorFlow loads here, while `cli` holds stderr (its C++ start-up lines are dropped); an
-# import inside main() would print them.
-import tensorflow as tf
-import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
-
 from albert_tf.config_flags import config_from_flags, define_flags
-from albert_tf.errors import MissingInputError, UserError
+from albert_tf.data.documents import Document, read_text_documents
+from albert_tf.data.held_out import check_held_out, held_out_part
+from albert_tf.errors import MissingInputError
 from albert_tf.output_lock import output_lock
 from albert_tf.runtime.runtime import RuntimeOptions
 
@@ -60,46 +55,33 @@ def _done(start: float, what: str) -> None:
     print(f"    {what} ({time.perf_counter() - start:.1f} s)", flush=True)
 
 
-def read_corpus(input_file: str, eval_documents: int) -> list[str]:
-    """The corpus's documents (blank-line separated), checked before anything is written.
+def read_corpus(input_file: str, eval_documents: int) -> list[Document]:
+    """The corpus's documents (the original format), checked before anything is written.
 
     An empty `input_file` reads the sample corpus shipped with the package.
     """
     if not input_file:
         sample = importlib.resources.files("albert_tf.commands").joinpath(SAMPLE_CORPUS)
-        text, input_file = sample.read_text("utf-8"), str(sample)
-    elif not os.path.isfile(input_file):
+        with importlib.resources.as_file(sample) as path:
+            return read_corpus(str(path), eval_documents)
+    if not os.path.isfile(input_file):
         raise MissingInputError("no such corpus file", where=input_file, fix="check --input_file")
-    else:
-        try:
-            with open(input_file, encoding="utf-8") as f:
-                text = f.read()
-        except UnicodeDecodeError as error:
-            raise UserError(
-                "not UTF-8 text", where=input_file, fix="convert it to UTF-8"
-            ) from error
-    documents = [d.strip("\n") for d in text.split("\n\n") if d.strip()]
-    if len(documents) <= eval_documents:
-        raise UserError(
-            f"{len(documents)} documents; need more than --eval_documents={eval_documents} to "
-            "hold some out for evaluation",
-            where=input_file,
-        )
+    documents = list(read_text_documents([input_file]))
+    check_held_out(documents, eval_documents, where=input_file)
     print(f"Corpus: {input_file} ({len(documents)} documents, {eval_documents} held out)")
     return documents
 
 
-def split_corpus(documents: list[str], eval_documents: int, workdir: str) -> tuple[str, str]:
-    """Writes the last `eval_documents` documents to eval.txt, the rest to train.txt."""
+def split_corpus(documents: list[Document], eval_documents: int, workdir: str) -> tuple[str, str]:
+    """Writes the held-out documents (`albert_tf.data.held_out`) to eval.txt, the rest to
+    train.txt, in the original format."""
     paths = []
-    for name, part in (
-        ("train.txt", documents[:-eval_documents]),
-        ("eval.txt", documents[-eval_documents:]),
-    ):
+    for name, part in (("train.txt", "train"), ("eval.txt", "eval")):
         path = os.path.join(workdir, "text", name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        texts = ["\n".join(d.sentences) for d in held_out_part(documents, eval_documents, part)]
         with open(path, "w", encoding="utf-8") as f:
-            f.write("\n\n".join(part) + "\n")
+            f.write("\n\n".join(texts) + "\n")
         paths.append(path)
     return paths[0], paths[1]
 
@@ -120,10 +102,13 @@ def main(argv: list[str]) -> None:
     documents = read_corpus(FLAGS.input_file, FLAGS.eval_documents)  # Checked first.
     runtime = config_from_flags(RuntimeOptions).resolve()
     with output_lock(workdir, directory=True):
-        _run_pipeline(workdir, documents, total, tf, runtime)
+        _run_pipeline(workdir, documents, total, runtime)
 
 
-def _run_pipeline(workdir: str, documents: list[str], total: float, tf, runtime) -> None:
+def _run_pipeline(workdir: str, documents: list[Document], total: float, runtime) -> None:
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
+
     from albert_tf.config import AlbertConfig
     from albert_tf.data.builder import BuilderOptions, build_pretraining_data
     from albert_tf.export.fill_mask_words import whole_word_candidates
@@ -242,4 +227,4 @@ def _run_pipeline(workdir: str, documents: list[str], total: float, tf, runtime)
 
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

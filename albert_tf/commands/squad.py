@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.span_qa.squad_task import SquadTask
+from albert_tf.finetune.span_qa.squad_config import SquadConfig
 
-main = finetune_main(SquadTask)  # A flag per config field; runs the driver.
+# A flag per config field; main imports the family (TensorFlow) and runs the driver.
+main = finetune_main(SquadConfig, "albert_tf.finetune.span_qa.squad_task")
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

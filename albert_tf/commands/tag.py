@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.tagging.tagging_task import TaggingTask
+from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 
-main = finetune_main(TaggingTask)  # A flag per config field; runs the driver.
+# A flag per config field; main imports the family (TensorFlow) and runs the driver.
+main = finetune_main(TaggingConfig, "albert_tf.finetune.tagging.tagging_task")
 
 if __name__ == "__main__":
-    cli.run(main)
+    cli.run(main, loads_tensorflow=True)

@@ -55,6 +55,7 @@ from albert_tf.convert.config_conversion import (
     hf_config_dict,
     original_config_dict,
 )
+from albert_tf.convert.formats import check_format
 from albert_tf.convert.hf_checkpoint import (
     CONFIG_NAME,
     SAFETENSORS_NAME,
@@ -99,14 +100,8 @@ from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
 from albert_tf.training.checkpointing import find_checkpoint
 
-FORMATS = ("tf1", "hf", "albert_tf", "keras_hub")
 TF1_CHECKPOINT_NAME = "model.ckpt-0"
 _HF_HEAD_KEYS = ("predictions.dense.weight", "sop_classifier.classifier.weight")
-
-
-def _check_format(name: str, value: str) -> None:
-    if value not in FORMATS:
-        raise UserError(f"{name}={value!r} is not a checkpoint format; use one of {FORMATS}.")
 
 
 def _as_config(config: AlbertConfig | str | None, default_path: str) -> AlbertConfig:
@@ -240,7 +235,7 @@ def load_model(
     fmt: str, path: str, config: AlbertConfig | str | None = None, heads: bool | None = None
 ) -> keras.Model:
     """Loads a checkpoint of format `fmt` (see the module docstring) as an albert_tf model."""
-    _check_format("from", fmt)
+    check_format("from", fmt)
     if fmt == "tf1":
         return load_tf1_model(path, config, heads)
     if fmt == "hf":
@@ -373,7 +368,7 @@ def save_model(
     `seq_length`: a keras-hub classifier's preprocessor length, an albert_tf bundle's, a task
     model's fine-tuning length; `bundle`, `source_values`: see `write_albert_tf`.
     """
-    _check_format("to", fmt)
+    check_format("to", fmt)
     needed = lambda: variables_bytes(model.weights)  # noqa: E731
     with (
         output_lock(path),
@@ -410,8 +405,8 @@ def convert_checkpoint(
     Conversions from or to keras-hub take the SentencePiece model and `seq_length` that came
     with the input when not given (`preset_tokenizer`).
     """
-    _check_format("from", from_format)
-    _check_format("to", to_format)
+    check_format("from", from_format)
+    check_format("to", to_format)
     refuse_existing(output_path, overwrite)  # Before the (slow) load.
     if spm_model_file and not os.path.isfile(spm_model_file):
         raise MissingInputError("no such SentencePiece model", where=spm_model_file)

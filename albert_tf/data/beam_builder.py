@@ -69,6 +69,7 @@ from albert_tf.data.builder import (
 from albert_tf.data.documents import InputError, empty_file_error, read_file_documents
 from albert_tf.data.sentence_encoder import SentenceEncoder
 from albert_tf.data.word_segmenters import check_word_segmenter
+from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns
 
 _STATISTICS = "statistics"
@@ -441,14 +442,24 @@ def build_pretraining_data_beam(options: BuilderOptions, pipeline_args: list[str
 
     Args:
         options: the local builder's options (`parallelism` and `shuffle_buffer_size` are
-            not used: the runner decides parallelism, the shuffle is global).
+            not used: the runner decides parallelism, the shuffle is global). Held-out
+            documents (`eval_documents`) are refused: which documents are the last N of the
+            input is known only once every file before them is counted, and the pipeline
+            reads files in parallel.
         pipeline_args: Beam pipeline options, e.g. ["--runner=DirectRunner",
             "--direct_num_workers=2", "--direct_running_mode=multi_processing"].
 
     Raises:
         InputError: bad input (message names file and line); no manifest is written.
         FileExistsError: the output exists and `overwrite` is False.
+        UserError: `eval_documents` set.
     """
+    if options.eval_documents:
+        raise UserError(
+            "the Beam builder holds out no documents",
+            fix="build with build_pretraining_data, or give the held-out documents a file of "
+            "their own and build it separately",
+        )
     check_word_segmenter(options.word_segmenter)
     check_output(options, **_FILESYSTEM)
     paths = input_paths(options)

@@ -18,6 +18,11 @@ batches, writes the same multiset of records.
 Optional exact deduplication (`dedup_documents`, `dedup_lines`; see `deduplication`)
 happens before batching; its counts go into the manifest's statistics.
 
+Held-out documents (`eval_documents`, see `held_out`): a build of part "train" leaves out the
+last `eval_documents` documents of the input, one of part "eval" (`held_out_options`) holds
+only those, each once and in one shard. The documents are selected as read, before
+deduplication (which then works within each part).
+
 Safe: shards are written as `*.incomplete` and renamed at the end; the JSON manifest
 (flags, tokenizer sha256, counts, statistics) is written last; an existing output is
 refused unless `overwrite`; on any error the temporary files are deleted.
@@ -40,6 +45,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import glob
+import itertools
 import json
 import logging
 import multiprocessing
@@ -51,7 +57,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from albert_tf.atomic_files import atomic_output_directory
-from albert_tf.config_fields import check_range, fields_from, option
+from albert_tf.config_fields import check_choices, check_range, fields_from, option
 from albert_tf.data.deduplication import Deduplicator
 from albert_tf.data.documents import (
     DECODE_ERROR_MODES,
@@ -61,6 +67,7 @@ from albert_tf.data.documents import (
     Opener,
     read_file_documents,
 )
+from albert_tf.data.held_out import PARTS, check_held_out, held_out_part
 from albert_tf.data.instances import InstanceOptions, assemble_instances, build_segment_pairs
 from albert_tf.data.masking import MaskingOptions, mask_instances
 from albert_tf.data.parallelism import available_cores
@@ -76,7 +83,7 @@ from albert_tf.data.word_segmenters import (
 )
 from albert_tf.data.word_units import UNIT_RULE
 from albert_tf.disk_space import explain_disk_full
-from albert_tf.errors import ExistingOutputError
+from albert_tf.errors import ExistingOutputError, UserError
 from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
 from albert_tf.file_patterns import expand_file_patterns
 from albert_tf.output_lock import output_lock
@@ -132,12 +139,25 @@ class BuilderOptions:
     )
     dedup_documents: bool = option(False, "Drop exact duplicate documents (first kept).")
     dedup_lines: bool = option(False, "Drop lines seen earlier in the corpus (first kept).")
+    eval_documents: int = option(
+        0,
+        "Hold out the last N documents of the input (files in --input_file order) for "
+        "evaluation records, built once (dupe factor 1) in one shard under --eval_output_dir; "
+        "0: none.",
+    )
+    part: str = option(
+        "train",
+        "With eval_documents: train = all but the held-out documents, eval = only those.",
+        choices=PARTS,
+    )
 
     def __post_init__(self):
         if (self.output_dir is None) == (self.output_file is None):
             raise ValueError("Set exactly one of output_dir and output_file.")
         for name in ("dupe_factor", "num_output_shards", "parallelism"):
             check_range(name, getattr(self, name), low=1)
+        check_range("eval_documents", self.eval_documents, low=0)
+        check_choices(self)
         self.instance_options()  # validates
         self.masking_options()
 
@@ -364,26 +384,40 @@ def no_document_error(paths: list[str]) -> InputError:
     return InputError(f"No document in {paths}: the input holds only blank lines.")
 
 
+def input_documents(
+    options: BuilderOptions, paths: list[str], opener: Opener | None = None
+) -> Iterator[tuple[int, Document]]:
+    """(index of its file, document) of every document of `paths`, in order."""
+    reading = {} if opener is None else {"opener": opener}
+    for file_index, path in enumerate(paths):
+        documents = read_file_documents(
+            [path], options.input_format, options.on_decode_error, **reading
+        )
+        yield from zip(itertools.repeat(file_index), documents)
+
+
 def document_batches(
     options: BuilderOptions,
     deduplicator: Deduplicator | None = None,
     opener: Opener | None = None,
 ) -> Iterator[tuple[BatchKey, list[Document]]]:
-    """(batch key, documents) of the whole input, in order; files are batched separately.
+    """(batch key, documents) of the input's `options.part`, in order; files are batched
+    separately.
 
     Raises:
         InputError: missing or empty files, bad UTF-8 (strict), or no document at all.
     """
     paths = expand_file_patterns(options.input_file, error_type=InputError)
+    documents = held_out_part(
+        input_documents(options, paths, opener), options.eval_documents, options.part
+    )
     count = 0
-    for file_index, path in enumerate(paths):
-        reading = {} if opener is None else {"opener": opener}
-        documents = read_file_documents(
-            [path], options.input_format, options.on_decode_error, **reading
-        )
+    for file_index, keyed in itertools.groupby(documents, key=lambda item: item[0]):
+        file_documents: Iterable[Document] = (document for _, document in keyed)
         if deduplicator is not None:
-            documents = deduplicator.filter(documents)
-        for batch_index, batch in enumerate(batch_documents(documents, options.batch_characters)):
+            file_documents = deduplicator.filter(file_documents)
+        batches = batch_documents(file_documents, options.batch_characters)
+        for batch_index, batch in enumerate(batches):
             count += len(batch)
             yield (file_index, batch_index), batch
     if count == 0:
@@ -522,6 +556,36 @@ def build_manifest(
     }
 
 
+def held_out_options(options: BuilderOptions, eval_output_dir: str | None) -> BuilderOptions:
+    """The build of the documents `options` holds out (its `eval_documents`), into
+    `eval_output_dir`: each document once (`dupe_factor` 1: evaluation needs no second mask of
+    a text) and in one shard (evaluation reads every record once, in order).
+
+    Raises:
+        UserError: no `eval_output_dir`, or the output of `options` itself.
+    """
+    if not eval_output_dir:
+        raise UserError(
+            f"--eval_documents={options.eval_documents} needs --eval_output_dir",
+            fix="pass the directory for the evaluation records",
+        )
+    outputs = [options.output_dir] if options.output_dir else options.shard_paths()
+    if any(os.path.realpath(eval_output_dir) == os.path.realpath(path) for path in outputs):
+        raise UserError(
+            "--eval_output_dir is the training output",
+            where=eval_output_dir,
+            fix="choose another directory for the evaluation records",
+        )
+    return dataclasses.replace(
+        options,
+        part="eval",
+        output_dir=eval_output_dir,
+        output_file=None,
+        dupe_factor=1,
+        num_output_shards=1,
+    )
+
+
 def no_instance_error(options: BuilderOptions) -> InputError:
     return InputError(
         "no instance could be built (documents too short?)",
@@ -543,6 +607,9 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
         DiskFullError: a shard could not be written (names it and the space needed).
     """
     check_word_segmenter(options.word_segmenter)  # Before anything is written.
+    if options.eval_documents:
+        paths = expand_file_patterns(options.input_file, error_type=InputError)
+        check_held_out(input_documents(options, paths), options.eval_documents, options.input_file)
     output = options.output_dir or options.shard_paths()[0]
     with output_lock(output, directory=options.output_dir is not None):
         check_output(options)

@@ -3,20 +3,25 @@
 Every field of the family's config (a `FinetuneConfig` subclass) and of `RuntimeOptions` (the
 speed-only forms) becomes a flag with its type, default and help text
 (`albert_tf.config_flags`); `--encoder` is another name of
-`--init_checkpoint`, and `--output_dir` is required. A command is then a few lines:
+`--init_checkpoint`, and `--output_dir` is required. The flags come from the config class
+alone, which imports no TensorFlow: `--help` answers at once; the family (its model, data and
+TensorFlow) is imported when `main` runs. A command is then a few lines:
 
 Illustration (not run; albert_tf/commands/classify.py, the `albert-tf classify` command):
     from albert_tf import cli
-    from albert_tf.finetune.classification.classification_task import ClassificationTask
+    from albert_tf.finetune.classification.classification_config import ClassificationConfig
     from albert_tf.finetune.flags import finetune_main
 
-    main = finetune_main(ClassificationTask)
+    main = finetune_main(
+        ClassificationConfig, "albert_tf.finetune.classification.classification_task"
+    )
     if __name__ == "__main__":
-        cli.run(main)
+        cli.run(main, loads_tensorflow=True)
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 
@@ -24,9 +29,7 @@ from absl import flags, logging
 
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.errors import UserError
-from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.finetune_config import FinetuneConfig
-from albert_tf.finetune.task_family import FinetuneTask
 from albert_tf.runtime.runtime import RuntimeOptions
 
 FLAGS = flags.FLAGS
@@ -54,13 +57,22 @@ def finetune_config_from_flags(
     return config_from_flags(config_class, values, init_checkpoint=init_checkpoint)
 
 
-def finetune_main(family: type[FinetuneTask]) -> Callable[[list[str]], None]:
-    """Defines the flags of `family`'s script; returns its absl `main` (prints the results)."""
-    define_finetune_flags(family.config_class)
+def finetune_main(
+    config_class: type[FinetuneConfig], family_module: str
+) -> Callable[[list[str]], None]:
+    """Defines the flags of `config_class`; returns the script's absl `main` (prints results).
+
+    `main` imports `family_module`, the module defining the family that takes `config_class`
+    (it registers the family, see `albert_tf.finetune.registry`), and runs the driver.
+    """
+    define_finetune_flags(config_class)
 
     def main(argv: list[str]) -> None:
         del argv
-        config = finetune_config_from_flags(family.config_class)
+        importlib.import_module(family_module)
+        from albert_tf.finetune.driver import run_finetuning
+
+        config = finetune_config_from_flags(config_class)
         runtime = config_from_flags(RuntimeOptions).resolve()
         results = run_finetuning(config, FLAGS.output_dir, runtime)
         logging.info("Results: %s", results)

@@ -36,12 +36,15 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from typing import TYPE_CHECKING
 
 from albert_tf import environment
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
-from albert_tf.models.chains import PLAIN, Chains
 from albert_tf.runtime import machine
+
+if TYPE_CHECKING:  # The chains are TensorFlow code; the options are read without it.
+    from albert_tf.models.chains import Chains
 
 RUNTIME_FILE = "runtime.json"
 
@@ -150,6 +153,8 @@ class Runtime:
     def chains(self) -> Chains:
         """The chains a model trains with under this runtime."""
         if not self.fused_kernels:
+            from albert_tf.models.chains import PLAIN  # Imports TensorFlow.
+
             return PLAIN
         from albert_tf.runtime.fused_kernels import FUSED_CHAINS  # Imports TensorFlow.
 

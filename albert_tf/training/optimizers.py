@@ -14,8 +14,7 @@ import keras
 from albert_tf.errors import UserError
 from albert_tf.training.lamb import DEFAULT_EXCLUDE_FROM_WEIGHT_DECAY, Lamb
 from albert_tf.training.schedules import WarmupPolynomialDecay
-
-OPTIMIZER_NAMES = ("lamb", "adamw")
+from albert_tf.training.training_config import OPTIMIZER_NAMES
 
 
 def create_optimizer(

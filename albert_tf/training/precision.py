@@ -18,12 +18,14 @@ its numbers and tolerances do not depend on the machine it runs on).
 from __future__ import annotations
 
 import os
-
-import tensorflow as tf
+from typing import TYPE_CHECKING
 
 from albert_tf import environment
 from albert_tf.config_fields import check_choice
 from albert_tf.runtime import machine
+
+if TYPE_CHECKING:  # The names and the help are read without TensorFlow (the commands' flags).
+    import tensorflow as tf
 
 PRECISIONS = ("auto", "float32", "mixed_bfloat16", "mixed_float16")
 PRECISION_ENV = "ALBERT_TF_PRECISION"
@@ -57,6 +59,8 @@ def resolve_precision(
 
 
 def _bf16_is_faster(strategy: tf.distribute.Strategy | None, jit_compile: bool) -> bool:
+    import tensorflow as tf
+
     if isinstance(strategy, tf.distribute.TPUStrategy):
         return True
     gpus = tf.config.list_physical_devices("GPU")

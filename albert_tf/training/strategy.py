@@ -5,8 +5,7 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.config_fields import check_choice
-
-STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
+from albert_tf.training.training_config import STRATEGIES
 
 
 def create_strategy(

@@ -18,9 +18,12 @@ from typing import Any
 
 from albert_tf.config_fields import check_choices, check_range, option
 from albert_tf.errors import UserError
-from albert_tf.training.optimizers import OPTIMIZER_NAMES
 from albert_tf.training.precision import AUTO_PRECISION_HELP, PRECISIONS
-from albert_tf.training.strategy import STRATEGIES
+
+# The names `create_optimizer` and `create_strategy` build; here, not beside those builders,
+# because they import TensorFlow and the config (the commands' flags) is read without it.
+OPTIMIZER_NAMES = ("lamb", "adamw")
+STRATEGIES = ("one_device", "mirrored", "multi_worker_mirrored", "tpu")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,6 +14,7 @@ import pytest
 from albert_tf.data.beam_builder import build_pretraining_data_beam, record_key
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.data.documents import InputError
+from albert_tf.errors import UserError
 from albert_tf.tokenization.train import train_sentencepiece
 
 SEQ, PRED, SHARDS = 64, 10, 3
@@ -274,3 +275,11 @@ def test_direct_runner_is_the_fn_api_runner_without_a_prism_download():
     assert isinstance(_pipeline(TWO_PROCESSES).runner, FnApiRunner)
     assert isinstance(_pipeline([]).runner, FnApiRunner)
     assert not isinstance(_pipeline(["--runner=PrismRunner"]).runner, FnApiRunner)
+
+
+def test_held_out_documents_are_refused(tmp_path, small_model_file, sample_text_path):
+    # The last N documents are known only once every file before them is counted.
+    options = _options(str(sample_text_path), small_model_file, tmp_path / "out", eval_documents=2)
+    with pytest.raises(UserError, match="the Beam builder holds out no documents"):
+        build_pretraining_data_beam(options, ["--runner=DirectRunner"])
+    assert os.listdir(tmp_path) == []

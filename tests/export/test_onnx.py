@@ -5,6 +5,7 @@ test_onnx.py)."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 
 import keras
@@ -69,11 +70,15 @@ def test_encoder_and_classifier_graphs_equal_keras(changes):
     assert outputs["labels"].tolist() == [["a", "b", "c"][i] for i in outputs["label_ids"]]
 
 
-def test_shared_weights_are_stored_once_and_ops_are_fused(tmp_path):
+def test_shared_weights_are_stored_once_and_ops_are_fused(tmp_path, caplog):
     keras.utils.set_random_seed(2)
     encoder = AlbertEncoder(AlbertConfig(**{**TINY_ALBERT, "num_hidden_layers": 6}))
     source = ExportSource(encoder, "encoder", None)
+    caplog.set_level(logging.INFO)
     directory = export_onnx(str(tmp_path / "onnx"), source)
+    # The export's own progress line, none of the quantizer's INFO lines (one per tensor).
+    info = [r for r in caplog.records if r.levelno == logging.INFO]
+    assert [r.getMessage() for r in info] == [f"Exported {directory} (float32, int8)."]
     manifest = json.loads((tmp_path / "onnx" / "onnx.json").read_text())
     float32, int8 = manifest["files"]
     assert float32["ops"]["Attention"] == 6 and float32["ops"]["SkipLayerNormalization"] == 12

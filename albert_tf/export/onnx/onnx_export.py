@@ -22,12 +22,13 @@ Illustration (not run):
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import logging
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import onnx
 
@@ -72,16 +73,39 @@ def check_quantizations(quantizations: Sequence[str]) -> None:
 
 def quantize_int8(float_path: str, int8_path: str) -> None:
     """Dynamic int8 quantization of the weight matmuls and `Attention` (`QAttention`)."""
+    import onnxruntime.quantization
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(
-        float_path,
-        int8_path,
-        weight_type=QuantType.QInt8,
-        op_types_to_quantize=["MatMul", "Attention"],
-        # ONNX shape inference does not type the contrib operators' outputs: float32 they are.
-        extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-    )
+    with _without_info_from(os.path.dirname(onnxruntime.quantization.__file__)):
+        quantize_dynamic(
+            float_path,
+            int8_path,
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul", "Attention"],
+            # ONNX shape inference does not type the contrib operators' outputs: float32.
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
+
+
+@contextlib.contextmanager
+def _without_info_from(directory: str) -> Iterator[None]:
+    """Drops the INFO (and lower) records logged from files under `directory` while it runs.
+
+    ONNX Runtime's quantizer logs every tensor it quantizes at INFO through the root logger
+    (`logging.info`, so no logger of its own to quiet): dozens of lines about its work, not the
+    export's. Its warnings still show.
+    """
+    prefix = os.path.join(directory, "")
+
+    def keep(record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.WARNING or not record.pathname.startswith(prefix)
+
+    root = logging.getLogger()
+    root.addFilter(keep)
+    try:
+        yield
+    finally:
+        root.removeFilter(keep)
 
 
 def _describe(path: str, quantization: str) -> dict:
