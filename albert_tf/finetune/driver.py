@@ -201,6 +201,10 @@ def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:
 def _train(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:
     config = run.config
     data = task.training_data(run)
+    if data.label_counts is not None and optimizer_step(run.model) == 0:
+        # A resumed fit restores its backup over this; a fresh one starts at the prior.
+        run.model.start_at_label_prior(data.label_counts)
+        logging.info("The head starts at the training labels' prior.")
     dataset = training_batches(
         data.examples, data.count, config.train_batch_size, config.seed, config.bucket_width
     )

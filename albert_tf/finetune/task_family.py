@@ -33,7 +33,7 @@ import abc
 import dataclasses
 import os
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import keras
@@ -125,11 +125,15 @@ class TrainingData:
         examples: one `(features, labels)` element per training example (a window, a question).
         count: the number of elements (Keras epochs are counted in them).
         results: what the family reports of it (e.g. `train_windows`).
+        label_counts: how often each label id is trained on, where the family's head has one
+            unit per label and wants to start at their prior (`DenseTaskModel.
+            start_at_label_prior`); None keeps the head's zero bias.
     """
 
     examples: tf.data.Dataset
     count: int
     results: dict[str, Any] = dataclasses.field(default_factory=dict)
+    label_counts: Sequence[int] | None = None
 
 
 @dataclasses.dataclass

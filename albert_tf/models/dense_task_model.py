@@ -15,9 +15,11 @@ without a pooler, expect of a converted model.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
@@ -150,6 +152,22 @@ class DenseTaskModel(keras.Model):
         x = self.encoder.pooled_output(features, training=training)
         scores = self.head(self.dropout(x, training=training) if self.dropout else x)
         return self._logits(scores, inputs, self.option_logits)
+
+    def start_at_label_prior(self, label_counts: Sequence[float]) -> None:
+        """Sets the head's bias to each label's log frequency (add-one smoothed): the untrained
+        model then predicts the training labels' prior.
+
+        Started from uniform logits with one dominant label (95% `O` in NER), the first
+        gradients are one token-independent push ("more `O` everywhere"), which Adam applies at
+        the full learning rate to every encoder weight: within ~25 steps every token leaves the
+        encoder as the same vector and the model predicts the prior for hundreds of steps
+        (docs/tagging.md, "Tag prior"). Starting at the prior removes that push (RetinaNet's
+        prior initialization).
+        """
+        counts = np.asarray(label_counts, dtype=np.float64) + 1.0
+        if counts.shape != (self.head.units,):
+            raise ValueError(f"{counts.size} label counts for a head of {self.head.units} units.")
+        self.head.bias.assign(np.log(counts / counts.sum()).astype(self.head.bias.dtype))
 
     def head_config(self) -> dict[str, Any]:
         """The subclass's own constructor arguments, as `get_config` saves them."""

@@ -24,11 +24,13 @@ Illustration (not run):
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 import os
 from typing import Any
 
 import keras
+import numpy as np
 
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
@@ -147,7 +149,11 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         label_ids = sentences.tag_ids(run.info.labels)
         windows, count = training_windows(sentences.words, label_ids, run.featurizer)
         logging.info("%d training sentences -> %d windows.", len(sentences), count)
-        return TrainingData(windows, count, {"train_sentences": len(sentences)})
+        # The head starts at the tags' prior: without it, the dominant `O` collapses a young
+        # encoder (see `DenseTaskModel.start_at_label_prior`).
+        tags = np.fromiter(itertools.chain.from_iterable(label_ids), np.int64)
+        counts = np.bincount(tags, minlength=len(run.info.labels))
+        return TrainingData(windows, count, {"train_sentences": len(sentences)}, counts)
 
     def loss(self, info: TaggingInfo) -> keras.losses.Loss:
         return keras.losses.SparseCategoricalCrossentropy(

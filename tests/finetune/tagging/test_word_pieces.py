@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from albert_tf.finetune.tagging.sentences import read_tagged_file
+from albert_tf.finetune.tagging.tagging_task import TaggingTask
 from albert_tf.finetune.tagging.word_pieces import (
     IGNORE_LABEL,
     WordPieceAligner,
@@ -134,3 +138,17 @@ def test_random_sentences_every_word_exactly_one_position(tokenizer, seq_length)
     vocabulary = ["a", "paris", "@paulwalk", "café", ZERO_PIECES, "", ",", "Building", "xyzzy"]
     sentences = [[rng.choice(vocabulary) for _ in range(rng.randint(0, 12))] for _ in range(10)]
     check_alignment(tokenizer, WordPieceAligner(tokenizer, seq_length), sentences)
+
+
+def test_training_data_counts_each_tag_for_the_heads_prior(tokenizer, tmp_path):
+    """The family hands the driver each tag's count, which the head starts from."""
+    path = tmp_path / "train.txt"
+    path.write_text("john B-PER\nlives O\nin O\nparis B-LOC\n\nthe O\nfilm O\n\n")
+    sentences = read_tagged_file(str(path))
+    run = types.SimpleNamespace(
+        inputs=types.SimpleNamespace(train=sentences),
+        info=types.SimpleNamespace(labels=("O", "B-LOC", "B-PER", "I-PER")),
+        featurizer=WordPieceAligner(tokenizer, 16),
+    )
+    data = TaggingTask.training_data(None, run)
+    assert list(data.label_counts) == [4, 1, 1, 0]
