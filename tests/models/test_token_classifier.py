@@ -55,6 +55,8 @@ def test_head_starts_at_the_label_prior(tiny_config):
     """Zero features give the prior's log-probabilities (add-one smoothed counts)."""
     model = AlbertTokenClassifier(AlbertEncoder(tiny_config()), 3, dropout_rate=0.0)
     model.start_at_label_prior([97, 1, 0])
-    np.testing.assert_allclose(model.head.bias.numpy(), np.log(np.array([98, 2, 1]) / 101), rtol=1e-6)
+    np.testing.assert_allclose(
+        model.head.bias.numpy(), np.log(np.array([98, 2, 1]) / 101), rtol=1e-6
+    )
     with pytest.raises(ValueError, match="2 label counts for a head of 3 units"):
         model.start_at_label_prior([1, 2])
