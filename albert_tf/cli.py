@@ -20,7 +20,7 @@ reported the same way. A traceback is shown when `--verbose` is passed or
 albert_tf defined for the command, those generated from config dataclasses
 (albert_tf.config_flags) too.
 
-Example (a command, albert_tf/commands/<name>.py, run as `__main__` by `albert-tf <name>`):
+Example (a command, albert_tf/commands/<name>.py, whose `run()` `albert-tf <name>` calls):
     from absl import flags
     from albert_tf import cli
 
@@ -31,8 +31,11 @@ Example (a command, albert_tf/commands/<name>.py, run as `__main__` by `albert-t
 
         train_and_evaluate(...)
 
-    if __name__ == "__main__":
+    def run() -> None:
         cli.run(main, loads_tensorflow=True)
+
+    if __name__ == "__main__":
+        run()
 """
 
 from __future__ import annotations

@@ -1,64 +1,39 @@
-"""`lazy_exports`: a stage package's curated public names, imported on first use.
+"""`lazy_exports`: a package's public names, each imported from its module on first use.
 
 Every stage package (`albert_tf.data`, `.training`, `.export`, `.convert`, `.finetune`, ...)
-lists its entry points in `__all__`. `models` and `tokenization` import theirs eagerly (the
-Keras classes must be registered to load `.keras` files); the others resolve them on first
-access (PEP 562 `__getattr__`): the module of the package that defines the name at its top
-level is found by reading the package's files (no import), then imported. So
-`import albert_tf.data` stays free of TensorFlow, which the data builder's workers rely on.
+lists its entry points in `__all__`. Where their modules load TensorFlow (or other slow
+libraries), the package's `__init__.py` writes a literal `{name: module}` table instead of
+imports, and this helper turns it into the PEP 562 module `__getattr__` and `__dir__`. So
+`import albert_tf.data` stays free of TensorFlow, which the data builder's workers rely on,
+and a command's `--help` answers at once.
 
 Example:
-    >>> getattr_, dir_ = lazy_exports("albert_tf.data", ["MaskingOptions"])
+    >>> getattr_, dir_ = lazy_exports("albert_tf.data", {"MaskingOptions": ".masking"})
     >>> getattr_("MaskingOptions").__module__, dir_()
     ('albert_tf.data.masking', ['MaskingOptions'])
 """
 
 from __future__ import annotations
 
-import ast
-import functools
 import importlib
-import importlib.util
-import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
-@functools.cache
-def _top_level_names(package: str) -> dict[str, str]:
-    """Name -> module of `package` (direct modules) that defines it at its top level."""
-    directory = os.path.dirname(importlib.util.find_spec(package).origin)
-    homes: dict[str, str] = {}
-    for file_name in sorted(os.listdir(directory)):
-        if not file_name.endswith(".py") or file_name == "__init__.py":
-            continue
-        with open(os.path.join(directory, file_name), encoding="utf-8") as f:
-            tree = ast.parse(f.read())
-        module = f"{package}.{file_name[:-3]}"
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.ClassDef):
-                homes.setdefault(node.name, module)
-            elif isinstance(node, ast.Assign | ast.AnnAssign):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if isinstance(target, ast.Name):
-                        homes.setdefault(target.id, module)
-    return homes
-
-
 def lazy_exports(
-    package: str, names: Iterable[str]
+    package: str, homes: Mapping[str, str]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """(`__getattr__`, `__dir__`) of `package`, whose public `names` load on first use."""
-    public = sorted(names)
+    """(`__getattr__`, `__dir__`) of `package`, whose name `n` is imported from `homes[n]`.
+
+    `homes` maps each public name to the module (relative to `package`, e.g. `".masking"`)
+    that defines it.
+    """
+    public = sorted(homes)
 
     def __getattr__(name: str) -> Any:
-        if name not in public:
+        if name not in homes:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        home = _top_level_names(package).get(name)
-        if home is None:
-            raise AttributeError(f"{package}.__all__ lists {name!r}, which no module defines")
-        return getattr(importlib.import_module(home), name)
+        return getattr(importlib.import_module(homes[name], package), name)
 
     def __dir__() -> list[str]:
         return public

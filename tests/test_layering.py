@@ -87,7 +87,7 @@ def test_no_package_imports_one_that_imports_it_back():
 
 
 def test_nothing_imports_the_command_line():
-    # albert_tf.commands is the top of the graph: the commands run as `__main__` and define
+    # albert_tf.commands is the top of the graph: the commands are the program and define
     # process-wide flags, so no library module may depend on them.
     importers = {unit: files for unit, files in import_graph().items() if "commands" in files}
     assert importers == {}, {unit: files["commands"] for unit, files in importers.items()}

@@ -44,5 +44,10 @@ def main(argv: list[str]) -> None:
     print(layer_transitions_csv(models), end="")
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf analyze-layers`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

@@ -24,5 +24,11 @@ main = finetune_main(
     MultipleChoiceConfig, "albert_tf.finetune.multiple_choice.multiple_choice_task"
 )
 
-if __name__ == "__main__":
+
+def run() -> None:
+    """`albert-tf choice`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

@@ -21,5 +21,11 @@ from albert_tf.finetune.flags import finetune_main
 # A flag per config field; main imports the family (TensorFlow) and runs the driver.
 main = finetune_main(ClassificationConfig, "albert_tf.finetune.classification.classification_task")
 
-if __name__ == "__main__":
+
+def run() -> None:
+    """`albert-tf classify`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

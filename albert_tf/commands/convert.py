@@ -102,5 +102,10 @@ def main(argv: list[str]) -> None:
     print(f"Wrote {output} ({values['from'].value} -> {values.to})")
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf convert`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

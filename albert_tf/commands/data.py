@@ -131,8 +131,13 @@ def _eval_options(options: BuilderOptions) -> BuilderOptions | None:
     return held_out_options(options, FLAGS.eval_output_dir)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf data`: parses `sys.argv` and runs `main`, then exits."""
     flags.mark_flags_as_required(["input_file", "spm_model_file"])
     logging.set_verbosity(logging.INFO)
     sys.argv = _split_beam_args(sys.argv)
     cli.run(main)
+
+
+if __name__ == "__main__":
+    run()

@@ -61,6 +61,11 @@ def main(argv):
             print(line)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf data-stats`: parses `sys.argv` and runs `main`, then exits."""
     flags.mark_flags_as_required(["input_file"])
     cli.run(main)
+
+
+if __name__ == "__main__":
+    run()

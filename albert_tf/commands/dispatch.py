@@ -1,12 +1,14 @@
 """`albert-tf COMMAND [flags]`: the console entry point, one command per pipeline stage.
 
 Each command is a module of this package (`albert_tf/commands/<command>.py`, with `-` written
-`_`) that defines its absl flags and, run as `__main__`, calls `cli.run(main)`, as a script
-would. absl flags are process-wide (two commands' flags would clash), so the dispatcher
-imports only the chosen command, after `albert_tf.cli.begin()` (the quiet start-up must come
-before TensorFlow loads), and runs it as `__main__`: absl's `--help` then shows that command's
-docstring and flags, and errors follow `albert_tf.cli`'s convention (one `error:` line, exit
-status 2). `python -m albert_tf.commands COMMAND ...` is the same command line.
+`_`) that defines its absl flags, its absl `main` and `run()`, which parses `sys.argv` and runs
+`main` through `albert_tf.cli.run` (as the module's `if __name__ == "__main__"` block does).
+absl flags are process-wide (two commands' flags would clash), so the dispatcher imports only
+the chosen command, after `albert_tf.cli.begin()` (the quiet start-up must come before
+TensorFlow loads), makes its docstring the program's (absl's `--help` prints the main module's
+docstring, then the command's flags) and calls its `run()`: errors follow `albert_tf.cli`'s
+convention (one `error:` line, exit status 2). `python -m albert_tf.commands COMMAND ...` is
+the same command line.
 
 This package is the top of the import graph: nothing else in albert_tf imports it.
 """
@@ -14,6 +16,7 @@ This package is the top of the import graph: nothing else in albert_tf imports i
 from __future__ import annotations
 
 import ast
+import importlib
 import importlib.util
 import sys
 from collections.abc import Sequence
@@ -77,7 +80,7 @@ def usage() -> str:
 
 
 def run_command(command: str, argv: Sequence[str]) -> None:
-    """Runs `command`'s module as `__main__` with `sys.argv = argv`.
+    """Runs `command` with `sys.argv = argv`, as the program (see the module docstring).
 
     `argv[0]` is the program name the command's help and errors show (e.g. `albert-tf data`).
     The command exits through `sys.exit` (absl's `app.run`).
@@ -86,12 +89,10 @@ def run_command(command: str, argv: Sequence[str]) -> None:
 
     cli.begin()  # First: quiets TensorFlow's C++ logs before it loads.
 
-    spec = importlib.util.find_spec(module_name(command))
-    module = importlib.util.module_from_spec(spec)
-    module.__name__ = "__main__"  # Its `if __name__ == "__main__"` block runs, as a script's.
+    module = importlib.import_module(module_name(command))
     sys.argv = list(argv)
-    sys.modules["__main__"] = module  # absl's help prints the main module's docstring.
-    exec(spec.loader.get_code(spec.name), module.__dict__)  # What runpy does, but argv[0].
+    sys.modules["__main__"].__doc__ = module.__doc__  # What absl's `--help` prints first.
+    module.run()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -108,5 +108,10 @@ def main(argv: list[str]) -> None:
         print(path)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf experiment`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

@@ -185,5 +185,10 @@ def export_task_saved_model(values) -> bool:
     return True
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf export`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

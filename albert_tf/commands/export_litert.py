@@ -75,5 +75,10 @@ def main(argv: list[str]) -> None:
     print(f"Exported {output_dir}")
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf export-litert`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

@@ -36,6 +36,11 @@ def main(argv: list[str]) -> None:
     logging.info("Final metrics: %s", json.dumps(metrics, indent=2, sort_keys=True))
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf pretrain`: parses `sys.argv` and runs `main`, then exits."""
     flags.mark_flags_as_required(["output_dir"])
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

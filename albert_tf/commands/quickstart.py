@@ -226,5 +226,10 @@ def _run_pipeline(workdir: str, documents: list[Document], total: float, runtime
     logging.info("quickstart finished")
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf quickstart`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

@@ -22,5 +22,11 @@ from albert_tf.finetune.span_qa.squad_config import SquadConfig
 # A flag per config field; main imports the family (TensorFlow) and runs the driver.
 main = finetune_main(SquadConfig, "albert_tf.finetune.span_qa.squad_task")
 
-if __name__ == "__main__":
+
+def run() -> None:
+    """`albert-tf squad`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

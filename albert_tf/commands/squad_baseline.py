@@ -44,5 +44,10 @@ def main(argv: list[str]) -> None:
     print(json.dumps(results, indent=2))
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf squad-baseline`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main)
+
+
+if __name__ == "__main__":
+    run()

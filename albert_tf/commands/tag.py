@@ -25,5 +25,11 @@ from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 # A flag per config field; main imports the family (TensorFlow) and runs the driver.
 main = finetune_main(TaggingConfig, "albert_tf.finetune.tagging.tagging_task")
 
-if __name__ == "__main__":
+
+def run() -> None:
+    """`albert-tf tag`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main, loads_tensorflow=True)
+
+
+if __name__ == "__main__":
+    run()

@@ -93,5 +93,10 @@ def extend(values: flags.FlagValues) -> None:
     print(report_table({name: report[name] for name in ("domain", "general") if name in report}))
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`albert-tf tokenizer`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main)
+
+
+if __name__ == "__main__":
+    run()

@@ -2,17 +2,18 @@
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "BuilderOptions",
-    "InstanceOptions",
-    "MaskingOptions",
-    "build_pretraining_data",
-    "check_records",
-    "convert_wikitext",
-    "format_statistics",
-    "pretrain_dataset",
-    "pretraining_data_statistics",
-    "read_documents",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "BuilderOptions": ".builder",
+    "InstanceOptions": ".instances",
+    "MaskingOptions": ".masking",
+    "build_pretraining_data": ".builder",
+    "check_records": ".pretrain_input",
+    "convert_wikitext": ".documents",
+    "format_statistics": ".statistics",
+    "pretrain_dataset": ".pretrain_input",
+    "pretraining_data_statistics": ".statistics",
+    "read_documents": ".documents",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -8,11 +8,12 @@ it (MLM, NSP and SOP accuracy on held-out records; see `evaluation`), and writes
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "PRESETS",
-    "SCALES",
-    "analyze_layers",
-    "run_experiment",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "PRESETS": ".presets",
+    "SCALES": ".scale",
+    "analyze_layers": ".layer_analysis",
+    "run_experiment": ".runner",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

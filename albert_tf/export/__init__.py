@@ -2,19 +2,20 @@
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "export_endpoints",
-    "export_saved_model",
-    "export_tfhub",
-    "export_tfhub_encoder",
-    "export_tfhub_preprocessor",
-    "load_albert_model",
-    "load_encoder",
-    "load_tfhub_source",
-    "read_warmup_requests",
-    "save_encoder_bundle",
-    "whole_word_candidates",
-    "write_warmup_requests",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "export_endpoints": ".endpoints",
+    "export_saved_model": ".saved_model",
+    "export_tfhub": ".tfhub",
+    "export_tfhub_encoder": ".tfhub_encoder",
+    "export_tfhub_preprocessor": ".tfhub_preprocessor",
+    "load_albert_model": ".saved_model",
+    "load_encoder": ".encoder_bundle",
+    "load_tfhub_source": ".tfhub",
+    "read_warmup_requests": ".warmup",
+    "save_encoder_bundle": ".encoder_bundle",
+    "whole_word_candidates": ".fill_mask_words",
+    "write_warmup_requests": ".warmup",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

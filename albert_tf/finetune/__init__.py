@@ -15,14 +15,15 @@ shows how to add one.
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "FinetuneConfig",
-    "FinetuneTask",
-    "TaskInfo",
-    "get_family",
-    "load_finetuning_encoder",
-    "register_family",
-    "run_finetuning",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "FinetuneConfig": ".finetune_config",
+    "FinetuneTask": ".task_family",
+    "TaskInfo": ".task_family",
+    "get_family": ".registry",
+    "load_finetuning_encoder": ".pretrained_encoder",
+    "register_family": ".registry",
+    "run_finetuning": ".driver",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -5,8 +5,6 @@
 why. See `albert_tf.runtime.runtime`.
 """
 
-from albert_tf.lazy_exports import lazy_exports
+from albert_tf.runtime.runtime import Runtime, RuntimeOptions
 
 __all__ = ["Runtime", "RuntimeOptions"]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)

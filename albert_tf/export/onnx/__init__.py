@@ -2,13 +2,14 @@
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "GraphBuilder",
-    "OnnxModel",
-    "encoder_graph",
-    "export_onnx",
-    "onnx_model",
-    "quantize_int8",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "GraphBuilder": ".graph_builder",
+    "OnnxModel": ".runner",
+    "encoder_graph": ".encoder_graph",
+    "export_onnx": ".onnx_export",
+    "onnx_model": ".task_graphs",
+    "quantize_int8": ".onnx_export",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

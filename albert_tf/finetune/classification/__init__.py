@@ -8,11 +8,12 @@ and `serving.export_classifier`.
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "ClassificationConfig",
-    "ClassificationTask",
-    "export_classifier",
-    "run_classifier",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "ClassificationConfig": ".classification_config",
+    "ClassificationTask": ".classification_task",
+    "export_classifier": ".serving",
+    "run_classifier": ".classification_task",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -9,11 +9,12 @@
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "MultipleChoiceConfig",
-    "MultipleChoiceTask",
-    "export_multiple_choice",
-    "run_multiple_choice",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "MultipleChoiceConfig": ".multiple_choice_config",
+    "MultipleChoiceTask": ".multiple_choice_task",
+    "export_multiple_choice": ".serving",
+    "run_multiple_choice": ".multiple_choice_task",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -9,11 +9,12 @@ official EM/F1), `baseline`, `models.span_qa.AlbertSpanQA` and `serving.export_s
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "SquadConfig",
-    "SquadTask",
-    "export_span_qa",
-    "run_squad",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "SquadConfig": ".squad_config",
+    "SquadTask": ".squad_task",
+    "export_span_qa": ".serving",
+    "run_squad": ".squad_task",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -9,11 +9,12 @@ output_dir)` does a whole run); the pieces are `tag_schemes` (IOB1, IOB2/BIO, IO
 
 from albert_tf.lazy_exports import lazy_exports
 
-__all__ = [
-    "TaggingConfig",
-    "TaggingTask",
-    "export_tagger",
-    "run_tagging",
-]
-# Imported on first use (see albert_tf/lazy_exports.py).
-__getattr__, __dir__ = lazy_exports(__name__, __all__)
+# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+_HOMES = {
+    "TaggingConfig": ".tagging_config",
+    "TaggingTask": ".tagging_task",
+    "export_tagger": ".serving",
+    "run_tagging": ".tagging_task",
+}
+__all__ = sorted(_HOMES)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
