@@ -100,7 +100,7 @@ def main(argv: list[str]) -> None:
     print(f"prior entropy (the loss of predicting the prior): {-(prior * np.log(prior)).sum():.3f}")
     for start_at_prior in (False, True):
         keras.utils.set_random_seed(1)
-        model = _tagger(tokenizer.vocab_size(), len(labels))
+        model = _tagger(tokenizer.vocab_size, len(labels))
         if start_at_prior:
             model.start_at_label_prior(counts)
         model.compile(
