@@ -3,7 +3,10 @@
 Every field of the family's config (a `FinetuneConfig` subclass) and of `RuntimeOptions` (the
 speed-only forms) becomes a flag with its type, default and help text
 (`albert_tf.config_flags`); `--encoder` is another name of
-`--init_checkpoint`, and `--output_dir` is required. A command is then a few lines:
+`--init_checkpoint`, and `--output_dir` is required. `--seeds=1,2,3` runs the command once per
+seed into `OUTPUT_DIR/seed_<seed>` and writes `OUTPUT_DIR/seeds.json`, each run's results with
+the mean and standard deviation of each figure (`albert_tf.finetune.seeds`). A command is then
+a few lines:
 
 Illustration (not run; albert_tf/commands/classify.py, the `albert-tf classify` command):
     from albert_tf import cli
@@ -26,6 +29,7 @@ from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.errors import UserError
 from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.finetune_config import FinetuneConfig
+from albert_tf.finetune.seeds import parse_seeds, run_seeds, summary_table
 from albert_tf.finetune.task_family import FinetuneTask
 from albert_tf.runtime.runtime import RuntimeOptions
 
@@ -39,6 +43,12 @@ def define_finetune_flags(config_class: type[FinetuneConfig]) -> None:
     define_flags(RuntimeOptions)
     flags.DEFINE_string("encoder", "", "Alias of --init_checkpoint.")
     flags.DEFINE_string("output_dir", None, "Where checkpoints, logs, model and results go.")
+    flags.DEFINE_list(
+        "seeds",
+        [],
+        "One run per seed (instead of --seed) in OUTPUT_DIR/seed_<seed>; OUTPUT_DIR/seeds.json "
+        "holds every run's results and the mean and standard deviation of each figure.",
+    )
     flags.mark_flags_as_required(["output_dir"])
 
 
@@ -54,14 +64,28 @@ def finetune_config_from_flags(
     return config_from_flags(config_class, values, init_checkpoint=init_checkpoint)
 
 
+def seeds_from_flags(values: flags.FlagValues = FLAGS) -> list[int]:
+    """The seeds of `--seeds` (empty: one run with `--seed`); passing both is an error."""
+    seeds = parse_seeds(values.seeds)
+    if seeds and values["seed"].present:
+        raise UserError("--seed and --seeds both given", where="--seeds", fix="pass one of them")
+    return seeds
+
+
 def finetune_main(family: type[FinetuneTask]) -> Callable[[list[str]], None]:
     """Defines the flags of `family`'s script; returns its absl `main` (prints the results)."""
     define_finetune_flags(family.config_class)
 
     def main(argv: list[str]) -> None:
         del argv
+        seeds = seeds_from_flags()
         config = finetune_config_from_flags(family.config_class)
         runtime = config_from_flags(RuntimeOptions).resolve()
+        if seeds:
+            summary = run_seeds(config, FLAGS.output_dir, seeds, runtime)
+            print(summary_table(summary))
+            print(json.dumps(summary, indent=2, default=str))
+            return
         results = run_finetuning(config, FLAGS.output_dir, runtime)
         logging.info("Results: %s", results)
         print(json.dumps(results, indent=2, default=str))
