@@ -77,8 +77,9 @@ def run_seeds(
     runs: dict[int, dict[str, Any]] = {}
     for number, seed in enumerate(seeds, 1):
         directory = seed_dir(output_dir, seed)
-        logging.info("Seed %d (%d of %d): %s", seed, number, len(seeds), directory)
         runs[seed] = run_finetuning(config.replace(seed=seed), directory, runtime)
+        # Logged after the run: a bad input's error stays the only line.
+        logging.info("Seed %d (%d of %d) finished: %s", seed, number, len(seeds), directory)
     summary = seeds_summary(runs)
     text = json.dumps(summary, indent=2, default=str)
     atomic_write_text(os.path.join(output_dir, SEEDS_FILE), text)
