@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from albert_tf.atomic_files import atomic_write_text
+from albert_tf.atomic_files import atomic_output_file
 from albert_tf.finetune.classification.examples import Examples, infer_labels, read_examples
 from albert_tf.finetune.classification.metrics import compute_metrics
 from albert_tf.finetune.classification.task_specs import TaskSpec, generic_task, get_task
@@ -407,10 +407,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             rows.append(row)
     table = markdown_table(rows)
     print(table)
-    if args.output.endswith(".json"):
-        atomic_write_text(args.output, json.dumps([dataclasses.asdict(r) for r in rows], indent=2))
-    elif args.output:
-        atomic_write_text(args.output, table + "\n")
+    if args.output:
+        as_json = json.dumps([dataclasses.asdict(row) for row in rows], indent=2)
+        with atomic_output_file(args.output) as path, open(path, "w", encoding="utf-8") as f:
+            f.write(as_json if args.output.endswith(".json") else table + "\n")
 
 
 if __name__ == "__main__":

@@ -125,9 +125,15 @@ def test_bad_flags_stop_before_any_work(data_dir, capsys):
         assert message in capsys.readouterr().err
 
 
-def test_the_benchmark_loads_no_tensorflow():
-    code = "import sys, benchmarks.classic_baselines; assert 'tensorflow' not in sys.modules"
+def test_a_run_loads_no_tensorflow(data_dir, tmp_path):
+    output = tmp_path / "rows.md"
+    code = (
+        "import sys, benchmarks.classic_baselines as b; "
+        f"b.main(['--data_dir={data_dir}', '--tasks=sst-2,wnut17', '--output={output}']); "
+        "assert 'tensorflow' not in sys.modules, 'tensorflow imported'"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, timeout=60
     )
     assert result.returncode == 0, result.stderr[-2000:]
+    assert output.read_text().startswith("| task (dev) | baseline |")
