@@ -16,7 +16,7 @@ for arg in "$@"; do
 done
 python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test,beam,litert,onnx,paper,chinese]'
+.venv/bin/python -m pip install -q -e '.[test,beam,litert,onnx,paper,chinese,bench]'
 # PyPI's default torch wheel (the CUDA build, on Pythons without a CPU wheel at hand) brings
 # triton, whose import crashes a process that has loaded TensorFlow (segfault); the interop tests
 # run torch on the CPU and need none of it.

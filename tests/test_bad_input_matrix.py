@@ -297,6 +297,12 @@ ROWS: list[Row] = [
                     {"dev_file": "{missing}.tsv"},
                     "{missing}.tsv",
                 ),
+                "--seeds: missing file (found before the first run writes)": (
+                    {"seeds": "1,2", "train_file": "{missing}.tsv"},
+                    "{missing}.tsv",
+                ),
+                "--seeds with --seed": ({"seeds": "1,2", "seed": "3"}, "--seeds"),
+                "--seeds not integers": ({"seeds": "1,two"}, "--seeds"),
                 "spm model without control symbols": (
                     {"spm_model_file": "{spm_no_control}"},
                     "{spm_no_control}",

@@ -16,9 +16,8 @@ import os
 from absl import flags
 
 from albert_tf import cli
-from albert_tf.finetune.span_qa.baseline import baseline_predictions, choose_num_words
+from albert_tf.finetune.span_qa.baseline import baseline_scores, choose_num_words
 from albert_tf.finetune.span_qa.examples import read_squad
-from albert_tf.finetune.span_qa.scoring import evaluate
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("train_file", None, "SQuAD file on which n is chosen.")
@@ -31,16 +30,9 @@ def main(argv: list[str]) -> None:
     num_words = choose_num_words(read_squad(FLAGS.train_file).examples)
     results: dict = {"num_words": num_words}
     for path in FLAGS.predict_file:
-        data = read_squad(path)
         stem = os.path.splitext(os.path.basename(path))[0]
-        version = 2 if data.is_v2 else 1
-        scores = evaluate(
-            data.examples, baseline_predictions(data.examples, num_words), None, version
-        )
+        scores = baseline_scores(read_squad(path), num_words)
         results.update({f"{stem}/{name}": value for name, value in scores.items()})
-        if data.is_v2:
-            empty = evaluate(data.examples, {e.qas_id: "" for e in data.examples})
-            results.update({f"{stem}/no_answer/{name}": value for name, value in empty.items()})
     print(json.dumps(results, indent=2))
 
 

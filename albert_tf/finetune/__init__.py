@@ -6,7 +6,8 @@ predictions, serving signatures, its typed `task.json`); the driver does the res
 checks before writes, build-or-load, seed/strategy/precision, train/eval/predict/export).
 Shared pieces: `finetune_config.FinetuneConfig` (the common settings), `flags` (the scripts'
 flags, generated from the config), `pretrained_encoder` (what a run starts from), `training`
-(the optimizer recipe and `fit`), `datasets` (batching, length buckets), `scalar_logger`.
+(the optimizer recipe and `fit`), `datasets` (batching, length buckets), `scalar_logger`,
+`seeds` (`run_seeds`: one run per seed and their mean and standard deviation).
 Families: `classification` (GLUE and any TSV/CSV, sentence or pair, classification or
 regression), `span_qa` (SQuAD 1.1/2.0), `multiple_choice` (RACE and generic JSONL/CSV) and
 `tagging` (CoNLL-style / JSONL files, IOB1/IOB2/IOBES, conlleval). `docs/adding_a_task_family.md`
@@ -24,6 +25,7 @@ _HOMES = {
     "load_finetuning_encoder": ".pretrained_encoder",
     "register_family": ".registry",
     "run_finetuning": ".driver",
+    "run_seeds": ".seeds",
 }
 __all__ = sorted(_HOMES)
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

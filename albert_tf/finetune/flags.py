@@ -3,9 +3,11 @@
 Every field of the family's config (a `FinetuneConfig` subclass) and of `RuntimeOptions` (the
 speed-only forms) becomes a flag with its type, default and help text
 (`albert_tf.config_flags`); `--encoder` is another name of
-`--init_checkpoint`, and `--output_dir` is required. The flags come from the config class
-alone, which imports no TensorFlow: `--help` answers at once; the family (its model, data and
-TensorFlow) is imported when `main` runs. A command is then a few lines:
+`--init_checkpoint`, and `--output_dir` is required. `--seeds=1,2,3` runs the command once per
+seed into `OUTPUT_DIR/seed_<seed>` and writes `OUTPUT_DIR/seeds.json`, each run's results with
+the mean and standard deviation of each figure (`albert_tf.finetune.seeds`). The flags come from
+the config class alone, which imports no TensorFlow: `--help` answers at once; the family (its
+model, data and TensorFlow) is imported when `main` runs. A command is then a few lines:
 
 Illustration (not run; albert_tf/commands/classify.py, the `albert-tf classify` command):
     from albert_tf import cli
@@ -42,6 +44,12 @@ def define_finetune_flags(config_class: type[FinetuneConfig]) -> None:
     define_flags(RuntimeOptions)
     flags.DEFINE_string("encoder", "", "Alias of --init_checkpoint.")
     flags.DEFINE_string("output_dir", None, "Where checkpoints, logs, model and results go.")
+    flags.DEFINE_list(
+        "seeds",
+        [],
+        "One run per seed (instead of --seed) in OUTPUT_DIR/seed_<seed>; OUTPUT_DIR/seeds.json "
+        "holds every run's results and the mean and standard deviation of each figure.",
+    )
     flags.mark_flags_as_required(["output_dir"])
 
 
@@ -57,6 +65,16 @@ def finetune_config_from_flags(
     return config_from_flags(config_class, values, init_checkpoint=init_checkpoint)
 
 
+def seeds_from_flags(values: flags.FlagValues = FLAGS) -> list[int]:
+    """The seeds of `--seeds` (empty: one run with `--seed`); passing both is an error."""
+    from albert_tf.finetune.seeds import parse_seeds  # With the driver: TensorFlow.
+
+    seeds = parse_seeds(values.seeds)
+    if seeds and values["seed"].present:
+        raise UserError("--seed and --seeds both given", where="--seeds", fix="pass one of them")
+    return seeds
+
+
 def finetune_main(
     config_class: type[FinetuneConfig], family_module: str
 ) -> Callable[[list[str]], None]:
@@ -69,11 +87,18 @@ def finetune_main(
 
     def main(argv: list[str]) -> None:
         del argv
+        seeds = seeds_from_flags()
         importlib.import_module(family_module)
         from albert_tf.finetune.driver import run_finetuning
+        from albert_tf.finetune.seeds import run_seeds, summary_table
 
         config = finetune_config_from_flags(config_class)
         runtime = config_from_flags(RuntimeOptions).resolve()
+        if seeds:
+            summary = run_seeds(config, FLAGS.output_dir, seeds, runtime)
+            print(summary_table(summary))
+            print(json.dumps(summary, indent=2, default=str))
+            return
         results = run_finetuning(config, FLAGS.output_dir, runtime)
         logging.info("Results: %s", results)
         print(json.dumps(results, indent=2, default=str))
