@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a virtual environment with the test extra and every optional extra the tests
-# exercise (Beam, LiteRT, ONNX Runtime + OpenVINO, plots, jieba: a skipped test is not a passing
-# test), then runs the docstring examples of albert_tf and the suite in tests/ on two
+# exercise (Beam, LiteRT, ONNX Runtime + OpenVINO, plots, jieba, the classic baselines: a
+# skipped test is not a passing test), then runs the docstring examples of albert_tf and the suite in tests/ on two
 # pytest-xdist workers.
 #
 #   bash scripts/test.sh              everything: what CI runs
