@@ -1,0 +1,146 @@
+"""The size flags the docs test appends to the docs' `albert-tf` command lines, and the paths
+those command lines read.
+
+The docs' commands train for minutes to days; the docs test (tests/test_docs_commands.py) runs
+each as written, on tiny slices of the data (tests/doc_data.py), with the flags below appended
+(absl keeps the last value of a flag): fewer steps, epochs and examples, shorter sequences,
+tiny presets. A cap keeps the doc's value where it is smaller (`min(doc's value or the
+default, cap)`), so that commands that must agree (records and the pretraining that reads
+them) still agree. Every command line shows, as run, in the test's report.
+
+| command | appended |
+|---|---|
+| data | --dupe_factor, --max_seq_length, --max_predictions_per_seq capped at 1, 64, 10 |
+| pretrain | --num_train_steps 2, --train_batch_size 8, --gradient_accumulation_steps 1, --num_warmup_steps 1, --save_checkpoints_steps 2, --max_eval_steps 2, --log_every_steps 1, --shuffle_buffer_size 100, --new_rows_only_steps 1, --max_seq_length 64, --max_predictions_per_seq 10 (caps); --nojit_compile; a preset --albert_config_file becomes albert_tiny |
+| classify, squad, choice, tag | --num_train_epochs 1, --max_train_examples 64, --train_batch_size 16, --eval_batch_size 32, --max_seq_length 64 (caps); squad: --doc_stride 32, --max_query_length 16; choice: --max_qa_length 32; --nojit_compile |
+| experiment | --num_train_steps 2, --downstream_epochs 1, --downstream_max_train_examples 64 (caps) |
+| analyze-layers | --num_records 16 (cap) |
+| export-litert | --seq_length 64 (cap) |
+| quickstart | --num_train_steps 2, --dupe_factor 1 (caps) |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from albert_tf.config import PRESETS
+
+
+@dataclasses.dataclass(frozen=True)
+class Cap:
+    """At most `limit`: the doc's value where smaller, else (or where absent) `limit`."""
+
+    limit: int
+
+
+TINY_PRESET = "albert_tiny"
+_FINETUNE = {
+    "num_train_epochs": Cap(1),
+    "max_train_examples": Cap(64),
+    "train_batch_size": Cap(16),
+    "eval_batch_size": Cap(32),
+    "max_seq_length": Cap(64),
+    "jit_compile": False,
+}
+# Per command: flag -> Cap, a bool (`--flag` / `--noflag`), or TINY_PRESET (a preset name
+# given to the flag becomes the tiny preset; a config file is kept).
+SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
+    "data": {"dupe_factor": Cap(1), "max_seq_length": Cap(64), "max_predictions_per_seq": Cap(10)},
+    "pretrain": {
+        "num_train_steps": Cap(2),
+        "train_batch_size": Cap(8),
+        "gradient_accumulation_steps": Cap(1),
+        "num_warmup_steps": Cap(1),
+        "save_checkpoints_steps": Cap(2),
+        "max_eval_steps": Cap(2),
+        "log_every_steps": Cap(1),
+        "shuffle_buffer_size": Cap(100),
+        "new_rows_only_steps": Cap(1),
+        "max_seq_length": Cap(64),
+        "max_predictions_per_seq": Cap(10),
+        "jit_compile": False,
+        "albert_config_file": TINY_PRESET,
+    },
+    "classify": _FINETUNE,
+    "squad": {**_FINETUNE, "doc_stride": Cap(32), "max_query_length": Cap(16)},
+    "choice": {**_FINETUNE, "max_qa_length": Cap(32)},
+    "tag": _FINETUNE,
+    "experiment": {
+        "num_train_steps": Cap(2),
+        "downstream_epochs": Cap(1),
+        "downstream_max_train_examples": Cap(64),
+    },
+    "analyze-layers": {"num_records": Cap(16)},
+    "export-litert": {"seq_length": Cap(64)},
+    "quickstart": {"num_train_steps": Cap(2), "dupe_factor": Cap(1)},
+}
+
+# Flags whose values are paths a command reads (comma-separated where the flag takes several).
+INPUT_FLAGS = (
+    "input_file",
+    "input_files",
+    "eval_file",
+    "general_input_file",
+    "general_eval_file",
+    "general_files",
+    "spm_model_file",
+    "vocab_file",
+    "albert_config_file",
+    "init_checkpoint",
+    "checkpoint",
+    "source",
+    "extend",
+    "input",
+    "config",
+    "grow_vocabulary",
+    "data_dir",
+    "downstream_data_dir",
+    "encoder_files",
+    "train_file",
+    "dev_file",
+    "test_file",
+    "predict_file",
+)
+# Under --data_dir when named without a directory (FinetuneConfig.data_path).
+_IN_DATA_DIR = ("train_file", "dev_file", "test_file")
+
+
+def _flag_values(flags: list[str]) -> dict[str, str]:
+    """The `--name=value` flags of a command line by name (the last one wins, as in absl)."""
+    values = {}
+    for flag in flags:
+        if flag.startswith("--") and "=" in flag:
+            name, value = flag[2:].split("=", 1)
+            values[name] = value
+    return values
+
+
+def with_size_flags(command: str, flags: list[str]) -> list[str]:
+    """`flags` with the size flags of `command` appended (see the table above)."""
+    given = _flag_values(flags)
+    appended = []
+    for name, rule in SIZE_FLAGS.get(command, {}).items():
+        if isinstance(rule, bool):
+            appended.append(f"--{name}" if rule else f"--no{name}")
+        elif isinstance(rule, Cap):
+            value = given.get(name)
+            limit = rule.limit if value is None else min(int(float(value)), rule.limit)
+            appended.append(f"--{name}={limit}")
+        elif given.get(name) in PRESETS:
+            appended.append(f"--{name}={rule}")
+    return [*flags, *appended]
+
+
+def input_paths(command: str, flags: list[str]) -> list[tuple[str, str]]:
+    """(flag, path) of each local path `command` reads, relative ones as written (train,
+    dev and test files without a directory under --data_dir, as the commands read them); presets and URLs left out."""
+    given = _flag_values(flags)
+    found = []
+    for name in INPUT_FLAGS:
+        for path in filter(None, given.get(name, "").split(",")):
+            if path in PRESETS or "://" in path:
+                continue
+            if name in _IN_DATA_DIR and "data_dir" in given and "/" not in path:
+                path = f"{given['data_dir']}/{path}"
+            found.append((f"--{name}", path))
+    return found
