@@ -6,17 +6,8 @@ each as written, on tiny slices of the data (tests/doc_data.py), with the flags 
 (absl keeps the last value of a flag): fewer steps, epochs and examples, shorter sequences,
 tiny presets. A cap keeps the doc's value where it is smaller (`min(doc's value or the
 default, cap)`), so that commands that must agree (records and the pretraining that reads
-them) still agree. Every command line shows, as run, in the test's report.
-
-| command | appended |
-|---|---|
-| data | --dupe_factor, --max_seq_length, --max_predictions_per_seq capped at 1, 64, 10 |
-| pretrain | --num_train_steps 2, --train_batch_size 8, --gradient_accumulation_steps 1, --num_warmup_steps 1, --save_checkpoints_steps 2, --max_eval_steps 2, --log_every_steps 1, --shuffle_buffer_size 100, --new_rows_only_steps 1, --max_seq_length 64, --max_predictions_per_seq 10 (caps); --nojit_compile; a preset --albert_config_file becomes albert_tiny |
-| classify, squad, choice, tag | --num_train_epochs 1, --max_train_examples 64, --train_batch_size 16, --eval_batch_size 32, --max_seq_length 64 (caps); squad: --doc_stride 32, --max_query_length 16; choice: --max_qa_length 32; --nojit_compile |
-| experiment | --num_train_steps 2, --downstream_epochs 1, --downstream_max_train_examples 64 (caps) |
-| analyze-layers | --num_records 16 (cap) |
-| export-litert | --seq_length 64 (cap) |
-| quickstart | --num_train_steps 2, --dupe_factor 1 (caps) |
+them) still agree; a preset `--albert_config_file` becomes the tiny preset. `SIZE_FLAGS` is
+the table; every command line shows, as run, in the test's report.
 """
 
 from __future__ import annotations
@@ -132,8 +123,9 @@ def with_size_flags(command: str, flags: list[str]) -> list[str]:
 
 
 def input_paths(command: str, flags: list[str]) -> list[tuple[str, str]]:
-    """(flag, path) of each local path `command` reads, relative ones as written (train,
-    dev and test files without a directory under --data_dir, as the commands read them); presets and URLs left out."""
+    """(flag, path) of each local path `command` reads, relative ones as written (a train,
+    dev or test file without a directory under --data_dir, as the commands read it); presets
+    and URLs left out."""
     given = _flag_values(flags)
     found = []
     for name in INPUT_FLAGS:
