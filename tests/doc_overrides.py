@@ -1,5 +1,5 @@
-"""The size flags the docs test appends to the docs' `albert-tf` command lines, and the paths
-those command lines read.
+"""The size flags the docs test appends to the docs' `albert-tf` command lines (and benchmark
+scripts), and the paths those command lines read.
 
 The docs' commands train for minutes to days; the docs test (tests/test_docs_commands.py) runs
 each as written, on tiny slices of the data (tests/doc_data.py), with the flags below appended
@@ -19,9 +19,11 @@ from albert_tf.config import PRESETS
 
 @dataclasses.dataclass(frozen=True)
 class Cap:
-    """At most `limit`: the doc's value where smaller, else (or where absent) `limit`."""
+    """At most `limit`: the doc's value where smaller, else `limit`; where the doc does not
+    pass the flag, `limit` too (`if_absent`) or the default."""
 
     limit: int
+    if_absent: bool = True
 
 
 TINY_PRESET = "albert_tiny"
@@ -33,8 +35,9 @@ _FINETUNE = {
     "max_seq_length": Cap(64),
     "jit_compile": False,
 }
-# Per command: flag -> Cap, a bool (`--flag` / `--noflag`), or TINY_PRESET (a preset name
-# given to the flag becomes the tiny preset; a config file is kept).
+# Per `albert-tf` command or script: flag -> Cap, a bool (`--flag` / `--noflag` where the doc
+# sets the flag; the default is left), or TINY_PRESET (a preset name given to the flag becomes
+# the tiny preset; a config file is kept).
 SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
     "data": {"dupe_factor": Cap(1), "max_seq_length": Cap(64), "max_predictions_per_seq": Cap(10)},
     "pretrain": {
@@ -46,7 +49,7 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
         "max_eval_steps": Cap(2),
         "log_every_steps": Cap(1),
         "shuffle_buffer_size": Cap(100),
-        "new_rows_only_steps": Cap(1),
+        "new_rows_only_steps": Cap(1, if_absent=False),  # Needs --new_rows_from.
         "max_seq_length": Cap(64),
         "max_predictions_per_seq": Cap(10),
         "jit_compile": False,
@@ -64,6 +67,9 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
     "analyze-layers": {"num_records": Cap(16)},
     "export-litert": {"seq_length": Cap(64)},
     "quickstart": {"num_train_steps": Cap(2), "dupe_factor": Cap(1)},
+    # Python scripts, by their path from the repository root: their measuring loops.
+    "benchmarks/featurizer_graphs.py": {"calls": Cap(10), "repeats": Cap(1)},
+    "benchmarks/bench_squad.py": {"rounds": Cap(1)},
 }
 
 # Flags whose values are paths a command reads (comma-separated where the flag takes several).
@@ -106,18 +112,20 @@ def _flag_values(flags: list[str]) -> dict[str, str]:
     return values
 
 
-def with_size_flags(command: str, flags: list[str]) -> list[str]:
-    """`flags` with the size flags of `command` appended (see the table above)."""
+def with_size_flags(program: str, flags: list[str]) -> list[str]:
+    """`flags` with the size flags of `program` (an `albert-tf` command or a script's path)
+    that change something appended (a cap over the doc's value or the default, a bool the doc
+    sets otherwise, a preset)."""
     given = _flag_values(flags)
     appended = []
-    for name, rule in SIZE_FLAGS.get(command, {}).items():
+    for name, rule in SIZE_FLAGS.get(program, {}).items():
         if isinstance(rule, bool):
-            appended.append(f"--{name}" if rule else f"--no{name}")
+            if f"--{name}" in flags or f"--no{name}" in flags or name in given:
+                appended.append(f"--{name}" if rule else f"--no{name}")
         elif isinstance(rule, Cap):
-            value = given.get(name)
-            limit = rule.limit if value is None else min(int(float(value)), rule.limit)
-            appended.append(f"--{name}={limit}")
-        elif given.get(name) in PRESETS:
+            if (rule.if_absent and name not in given) or float(given.get(name, 0)) > rule.limit:
+                appended.append(f"--{name}={rule.limit}")
+        elif given.get(name) in PRESETS and given[name] != rule:
             appended.append(f"--{name}={rule}")
     return [*flags, *appended]
 

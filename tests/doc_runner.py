@@ -22,6 +22,7 @@ import dataclasses
 import glob
 import os
 import pathlib
+import resource
 import select
 import shlex
 import subprocess
@@ -89,7 +90,8 @@ class BlockRun:
     """What the docs test did with one block."""
 
     block: Block
-    seconds: float = 0.0
+    seconds: float = 0.0  # Wall clock.
+    cpu_seconds: float = 0.0  # User + system, of every process the block ran.
     commands: list[str] = dataclasses.field(default_factory=list)  # As run, size flags included.
     wrote: list[str] = dataclasses.field(default_factory=list)  # New paths, outermost first.
 
@@ -97,7 +99,8 @@ class BlockRun:
         if self.block.skip_reason:
             return f"{self.block.where}: not run: {self.block.skip_reason}"
         ran = "".join(f"\n    $ {command}" for command in self.commands)
-        return f"{self.block.where}: ran in {self.seconds:.1f} s{ran}"
+        took = f"{self.seconds:.1f} s, CPU {self.cpu_seconds:.1f} s"
+        return f"{self.block.where}: ran in {took}{ran}"
 
 
 def make_workdir(root: pathlib.Path, shared_data: pathlib.Path) -> pathlib.Path:
@@ -112,6 +115,13 @@ def make_workdir(root: pathlib.Path, shared_data: pathlib.Path) -> pathlib.Path:
     (root / "shared").mkdir()
     os.symlink(shared_data, root / "shared" / "data")
     return workdir
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's ended children: the shells, the programs
+    they ran, plain subprocesses."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _written(workdir: pathlib.Path) -> set[str]:
@@ -140,11 +150,12 @@ class _DocShell:
         if block.skip_reason:
             return run
         before = _written(self.workdir)
-        start = time.monotonic()
+        start, children_before = time.monotonic(), _children_cpu()
         try:
             self._run_shell(run)
         finally:
             run.seconds = time.monotonic() - start
+            run.cpu_seconds += _children_cpu() - children_before
             run.wrote = sorted(_written(self.workdir) - before)
         return run
 
@@ -221,14 +232,22 @@ class _DocShell:
             argv = commands.command_line(command, *with_size_flags(command, flags))
             shown = ["albert-tf", *argv[3:]]
         else:  # python: -c SOURCE or a script, with TensorFlow preloaded.
+            if args and args[0].endswith(".py"):
+                args = [args[0], *with_size_flags(os.path.normpath(args[0]), args[1:])]
             argv = [sys.executable, *args]
             shown = ["python", *args]
         run.commands.append(shlex.join(shown))
         (request / "shown").write_text(run.commands[-1])
-        result = commands.run(argv, env=env, cwd=cwd, timeout=BLOCK_TIMEOUT_S, preloaded=True)
-        (request / "stdout").write_text(result.stdout)
-        (request / "stderr").write_text(result.stderr)
-        return result.returncode
+        # Its stdout and stderr go to files in `request`, which the shell function prints.
+        process = commands.start(argv, str(request), env=env, cwd=cwd, preloaded=True)
+        try:
+            returncode = process.wait(BLOCK_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.send_signal(9)
+            returncode = process.wait()
+        # A served command's CPU time (a plain subprocess's counts in `_children_cpu`).
+        run.cpu_seconds += getattr(process, "cpu_seconds", None) or 0.0
+        return returncode
 
     def _check_inputs(self, run: BlockRun, command: str, flags: list[str], cwd) -> None:
         """Fails the doc if a path `command` reads is missing: no earlier block wrote it."""
@@ -274,8 +293,11 @@ class DocResult:
     def report(self) -> str:
         ran = [run for run in self.runs if not run.block.skip_reason]
         seconds = sum(run.seconds for run in ran)
+        cpu_seconds = sum(run.cpu_seconds for run in ran)
         skipped = len(self.runs) - len(ran)
-        head = f"{len(ran)} blocks ran in {seconds:.1f} s, {skipped} not run"
+        head = (
+            f"{len(ran)} blocks ran in {seconds:.1f} s (CPU {cpu_seconds:.1f} s), {skipped} not run"
+        )
         return "\n".join([head, *(run.report() for run in self.runs)])
 
 
