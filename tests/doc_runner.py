@@ -169,6 +169,8 @@ class _DocShell:
         env = {
             **os.environ,
             "PYTHONPATH": str(REPO_ROOT),  # As the command server's (tests/commands.py).
+            # `albert-tf` run as a program (`xargs albert-tf`): this interpreter's console script.
+            "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ.get('PATH', '')}",
             "DOCS_TEST_DIR": str(self.control),
             "DOCS_TEST_REQUEST_FD": str(request_write),
             "DOCS_TEST_REPLY_FD": str(reply_read),

@@ -1,7 +1,9 @@
-"""Every bash block of README.md and docs/*.md runs (tests/doc_runner.py), on tiny data
-(tests/doc_data.py) with size flags (tests/doc_overrides.py); blocks marked
-`_Not run by the docs test: REASON._` are reported with their reason. The report (`-rP`, or
-`-s`) lists each block, its command lines as run and its seconds.
+"""Every bash block of README.md, CONTRIBUTING.md and docs/*.md runs (tests/doc_runner.py):
+each doc's blocks in order in a work directory of their own, on tiny slices of
+`../shared/data` (tests/doc_data.py), with size flags appended to the training commands
+(tests/doc_overrides.py). A block marked `_Not run by the docs test: REASON._` is reported with
+its reason. The report (`pytest -rP`, or `-s`) lists each block, its command lines as run,
+and its seconds (wall clock and CPU).
 """
 
 from __future__ import annotations
@@ -15,7 +17,12 @@ from tests.doc_blocks import blocks
 from tests.doc_data import mirror
 from tests.doc_runner import run_doc
 
-DOCS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+DOCS = [
+    path
+    for path in [REPO_ROOT / "README.md", REPO_ROOT / "CONTRIBUTING.md"]
+    + sorted((REPO_ROOT / "docs").glob("*.md"))
+    if path.exists() and blocks(path)
+]
 
 
 @pytest.fixture(scope="session")
@@ -27,11 +34,7 @@ def sliced_data(tmp_path_factory) -> pathlib.Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "doc",
-    [doc for doc in DOCS if blocks(doc)],
-    ids=lambda doc: str(doc.relative_to(REPO_ROOT)),
-)
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: str(doc.relative_to(REPO_ROOT)))
 def test_doc_commands_run(doc: pathlib.Path, tmp_path, sliced_data):
     result = run_doc(blocks(doc), tmp_path, sliced_data)
     print(f"{doc.relative_to(REPO_ROOT)}: {result.report()}")
