@@ -25,6 +25,7 @@ import pathlib
 import resource
 import select
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -45,6 +46,7 @@ REPO_ENTRIES = (
     "pyproject.toml",
     "setup.cfg",
     "README.md",
+    "CONTRIBUTING.md",
     "conftest.py",
 )
 OUTPUT_TAIL_LINES = 30
@@ -93,7 +95,7 @@ class BlockRun:
     seconds: float = 0.0  # Wall clock.
     cpu_seconds: float = 0.0  # User + system, of every process the block ran.
     commands: list[str] = dataclasses.field(default_factory=list)  # As run, size flags included.
-    wrote: list[str] = dataclasses.field(default_factory=list)  # New paths, outermost first.
+    wrote: list[str] = dataclasses.field(default_factory=list)  # New files and folders.
 
     def report(self) -> str:
         if self.block.skip_reason:
@@ -111,7 +113,7 @@ def make_workdir(root: pathlib.Path, shared_data: pathlib.Path) -> pathlib.Path:
     for name in REPO_ENTRIES:
         if (REPO_ROOT / name).exists():
             os.symlink(REPO_ROOT / name, workdir / name)
-    subprocess.run(["cp", "-r", str(REPO_ROOT / "data"), str(workdir / "data")], check=True)
+    shutil.copytree(REPO_ROOT / "data", workdir / "data")
     (root / "shared").mkdir()
     os.symlink(shared_data, root / "shared" / "data")
     return workdir
@@ -156,7 +158,9 @@ class _DocShell:
         finally:
             run.seconds = time.monotonic() - start
             run.cpu_seconds += _children_cpu() - children_before
-            run.wrote = sorted(_written(self.workdir) - before)
+            new = _written(self.workdir) - before
+            # The outermost: `records`, not each of its files.
+            run.wrote = sorted(path for path in new if os.path.dirname(path) not in new)
         return run
 
     def _run_shell(self, run: BlockRun) -> None:
@@ -180,6 +184,7 @@ class _DocShell:
                 ["bash", "-c", script],
                 cwd=self.workdir,
                 env=env,
+                stdin=subprocess.DEVNULL,  # A served command reads none (the docs' read none).
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 pass_fds=(request_write, reply_read),
