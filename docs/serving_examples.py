@@ -7,7 +7,7 @@ the row format (`{"predictions": [...]}`: one object per instance, keyed by outp
 numbers mean nothing (random weights); keys, shapes and types are the real ones. Vectors are cut
 after three values (`...`) and floats rounded to 4 digits.
 
-    PYTHONPATH=. python docs/serving_examples.py > /tmp/serving_examples.md
+    PYTHONPATH=. python docs/serving_examples.py > serving_examples.md
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
 # encoder and from random weights, SEEDS times -> WORK_DIR/results.md. Rerunning skips what is
 # done. PRETRAIN_SEEDS repeats the pretraining too (one experiment directory per seed).
 set -euo pipefail
-WORK=${1:-/tmp/albert_zh}
+WORK=${1:-runs/chinese}
 DATA=${2:-../shared/data/chinese}
 SEEDS=${SEEDS:-"1 2 3"}
 PRETRAIN_SEEDS=${PRETRAIN_SEEDS:-"12345"}
@@ -22,7 +22,7 @@ SPM=$WORK/zh8k.model
 [ -f "$SPM" ] || albert tokenizer --input_files="$WORK/text/train.txt" \
   --model_prefix="$WORK/zh8k" --vocab_size=8000 --character_coverage=0.9995
 
-# Records of the setting (length 128, 20 predictions), without and with jieba.
+# Records at length 128 with 20 predictions, without and with jieba (data-stats of each).
 for segmenter in none jieba; do
   records=$WORK/records128_$segmenter
   [ -f "$records/manifest.json" ] || albert data --input_file="$WORK/text/train.txt" \
