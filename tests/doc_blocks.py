@@ -34,11 +34,15 @@ class Block:
     skip_reason: str | None = None
 
     @property
-    def where(self) -> str:
-        """`doc:line`, the doc relative to the repository root where it is in it."""
+    def name(self) -> str:
+        """The doc's path, relative to the repository root where it is in it."""
         path = self.path.resolve()
-        name = path.relative_to(_REPO_ROOT) if path.is_relative_to(_REPO_ROOT) else path
-        return f"{name}:{self.line}"
+        return str(path.relative_to(_REPO_ROOT) if path.is_relative_to(_REPO_ROOT) else path)
+
+    @property
+    def where(self) -> str:
+        """`doc:line` of the opening fence."""
+        return f"{self.name}:{self.line}"
 
 
 def blocks(path: pathlib.Path) -> list[Block]:

@@ -66,7 +66,7 @@ trap '__docs_test_failed "$LINENO" "$BASH_COMMAND"' ERR
 __docs_test_run() {
   local request status
   request=$(mktemp -d "$DOCS_TEST_DIR/request.XXXXXX")
-  printf '%s\0' "$PWD" "$@" > "$request/argv"
+  printf '%s\0' "${BASH_LINENO[1]}" "$PWD" "$@" > "$request/argv"
   env -0 > "$request/env"
   echo "$request" >&"$DOCS_TEST_REQUEST_FD"
   read -r status <&"$DOCS_TEST_REPLY_FD"
@@ -226,7 +226,7 @@ class _DocShell:
 
     def _request(self, run: BlockRun, request: pathlib.Path) -> int:
         """Runs the command line in the folder `request`; returns its exit status."""
-        cwd, program, *args = (request / "argv").read_bytes().decode().split("\0")[:-1]
+        line, cwd, program, *args = (request / "argv").read_bytes().decode().split("\0")[:-1]
         env = dict(
             entry.split("=", 1)
             for entry in (request / "env").read_bytes().decode().split("\0")
@@ -235,7 +235,7 @@ class _DocShell:
         env["PWD"] = cwd
         if program == "albert-tf" and args:
             command, *flags = args
-            self._check_inputs(run, command, flags, pathlib.Path(cwd))
+            self._check_inputs(run, int(line), command, flags, pathlib.Path(cwd))
             argv = commands.command_line(command, *with_size_flags(command, flags))
             shown = ["albert-tf", *argv[3:]]
         else:  # python: -c SOURCE or a script, with TensorFlow preloaded.
@@ -256,8 +256,11 @@ class _DocShell:
         run.cpu_seconds += getattr(process, "cpu_seconds", None) or 0.0
         return returncode
 
-    def _check_inputs(self, run: BlockRun, command: str, flags: list[str], cwd) -> None:
-        """Fails the doc if a path `command` reads is missing: no earlier block wrote it."""
+    def _check_inputs(
+        self, run: BlockRun, line: int, command: str, flags: list[str], cwd: pathlib.Path
+    ) -> None:
+        """Fails the doc if a path `command` (on the block's `line`, its first being 2) reads
+        is missing: no earlier block wrote it."""
         for flag, path in input_paths(command, flags):
             absolute = path if os.path.isabs(path) else os.path.join(cwd, path)
             if glob.has_magic(absolute) and glob.glob(absolute) or os.path.exists(absolute):
@@ -268,8 +271,9 @@ class _DocShell:
                 + (" ..." if len(r.wrote) > 8 else "")
                 for r in earlier
             )
+            where = f"{run.block.name}:{run.block.line + line - 1}"
             raise DocFailure(
-                f"{run.block.where}: `albert-tf {command}` reads {path} ({flag}), which no "
+                f"{where}: `albert-tf {command}` reads {path} ({flag}), which no "
                 f"earlier block wrote{wrote or ' (no earlier block wrote anything)'}\n"
                 "Add the block that writes it, or fix the path."
             )
@@ -282,7 +286,7 @@ class _DocShell:
         if failed.exists():
             line, _, command = failed.read_text().partition("\t")
             # Line 1 of the script sources the prelude; line 2 is the block's first line.
-            where = f"{run.block.path}:{run.block.line + int(line) - 1}"
+            where = f"{run.block.name}:{run.block.line + int(line) - 1}"
         return (
             f"{where} (block at line {run.block.line}): {what}\n"
             f"command: {command}\n"

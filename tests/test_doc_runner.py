@@ -62,11 +62,11 @@ def test_a_path_no_earlier_block_wrote_fails_before_the_command_runs(tmp_path):
     doc = _doc(
         tmp_path,
         _bash("mkdir records && touch spm.model"),
-        _bash("albert-tf data-stats --input_file='records/*' --spm_model_file=spm.model"),
+        _bash("ls\nalbert-tf data-stats --input_file='records/*' --spm_model_file=spm.model"),
     )
     result = _run(tmp_path, doc)
     assert result.failure.startswith(
-        f"{doc}:7: `albert-tf data-stats` reads records/* (--input_file), which no earlier "
+        f"{doc}:9: `albert-tf data-stats` reads records/* (--input_file), which no earlier "
         f"block wrote\n  {doc}:3 wrote records, spm.model"
     )
     assert result.runs[1].commands == []  # Refused before it ran.
