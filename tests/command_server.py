@@ -18,8 +18,8 @@ Protocol: one JSON object per line on stdin; answers one per line on stdout.
     {"start": {"argv": [...], "env": {...}, "cwd": ..., "stdout": path, "stderr": path}}
         -> {"pid": pid}   (argv: the interpreter's arguments, e.g. ["-m", "albert_tf.commands",
         COMMAND, ...], ["-c", SOURCE, ...] or [PATH, ...])
-    {"wait": pid, "timeout": seconds} -> {"returncode": code} (negative: killed by a signal),
-        or {"timeout": true}
+    {"wait": pid, "timeout": seconds} -> {"returncode": code, "cpu_seconds": user + system}
+        (code negative: killed by a signal), or {"timeout": true}
 """
 
 from __future__ import annotations
@@ -126,9 +126,10 @@ def _child(request: dict) -> None:
 def _wait(pid: int, timeout: float) -> dict:
     deadline = time.monotonic() + timeout
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        done, status, usage = os.wait4(pid, os.WNOHANG)
         if done:
-            return {"returncode": os.waitstatus_to_exitcode(status)}
+            cpu_seconds = usage.ru_utime + usage.ru_stime
+            return {"returncode": os.waitstatus_to_exitcode(status), "cpu_seconds": cpu_seconds}
         if time.monotonic() > deadline:
             return {"timeout": True}
         time.sleep(0.02)

@@ -113,6 +113,7 @@ class Started:
         }
         self.pid = _server.ask({"start": request})["pid"]
         self.returncode: int | None = None
+        self.cpu_seconds: float | None = None  # User + system, once it ended.
 
     def wait(self, timeout: float | None = None) -> int:
         """The exit status (negative: the signal that ended it); raises `TimeoutExpired`."""
@@ -121,6 +122,7 @@ class Started:
             if done.get("timeout"):
                 raise subprocess.TimeoutExpired(self.args, timeout)
             self.returncode = done["returncode"]
+            self.cpu_seconds = done["cpu_seconds"]
         return self.returncode
 
     def poll(self) -> int | None:
