@@ -36,6 +36,7 @@ COMMANDS = (
     "squad-baseline",
     "choice",
     "tag",
+    "distill",
     "experiment",
     "analyze-layers",
 )

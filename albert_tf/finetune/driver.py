@@ -46,6 +46,7 @@ from albert_tf.export.finetuned_run import (
 from albert_tf.export.task_export import export_task_model
 from albert_tf.file_names import TASK_FILE
 from albert_tf.finetune.datasets import training_batches
+from albert_tf.finetune.distillation.distillation import Distillation
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
 from albert_tf.finetune.registry import family_for_config, get_family
@@ -70,12 +71,17 @@ SAVED_MODEL_DIR = "saved_model"
 
 
 def run_finetuning(
-    config: FinetuneConfig, output_dir: str, runtime: Runtime | None = None
+    config: FinetuneConfig,
+    output_dir: str,
+    runtime: Runtime | None = None,
+    distillation: Distillation | None = None,
 ) -> dict[str, Any]:
     """Runs what `config` asks with the task family that takes it.
 
     `runtime`: the speed-only forms the model trains and is exported with (default:
-    `Runtime.for_machine()`, what the commands run on this machine).
+    `Runtime.for_machine()`, what the commands run on this machine). `distillation`: train a
+    student of its teacher instead of fine-tuning a pretrained encoder
+    (`albert_tf.finetune.distillation`; needs `do_train`).
 
     Returns:
         A flat dict: `train_examples`, `train_steps`, `train_seconds`, `train/<metric>`
@@ -94,11 +100,15 @@ def run_finetuning(
             where="--bucket_width",
             fix="leave it out",
         )
+    if distillation is not None:
+        distillation.check(task, output_dir)  # Before the lock: nothing written on bad input.
     with output_lock(output_dir, directory=True):  # One job per output directory.
-        return _run(task, output_dir, runtime or Runtime.for_machine())
+        return _run(task, output_dir, runtime or Runtime.for_machine(), distillation)
 
 
-def _run(task: FinetuneTask, output_dir: str, runtime: Runtime) -> dict:
+def _run(
+    task: FinetuneTask, output_dir: str, runtime: Runtime, distillation: Distillation | None
+) -> dict:
     config = task.config
     keras.utils.set_random_seed(config.seed)
     strategy = create_strategy(config.strategy, config.tpu or None)
@@ -106,17 +116,24 @@ def _run(task: FinetuneTask, output_dir: str, runtime: Runtime) -> dict:
     saved = None if config.do_train else read_task_info(output_dir, task)
     inputs = task.read_inputs(saved)
     with strategy.scope():
-        info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
+        if distillation is not None and config.do_train:
+            info, model, spm_model_file = distillation.build(task, inputs, precision)
+        else:
+            info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
         featurizer = task.featurizer(spm_model_file, info)
     use_chains(model, runtime.chains)
     if config.do_train:  # The run's files may be written now.
         task_json = {FAMILY_KEY: task.name, **info.to_json()}
         write_run_files(output_dir, config.to_json_string(), task_json, spm_model_file)
+        if distillation is not None:
+            distillation.record(output_dir, model)
     runtime.record(output_dir)
     run = FinetuneRun(config, output_dir, strategy, info, inputs, featurizer, model, task.name)
     results: dict[str, Any] = {}
     if config.do_train:
-        results.update(_train(task, run))
+        with strategy.scope():
+            trainer = distillation.trainer(model, task, info) if distillation else None
+        results.update(_train(task, run, trainer))
     scores = _evaluate(task, run) if task.evaluates() else {}
     results.update(scores)
     if config.do_train:  # A new run: its settings and what it reported, for TensorBoard.
@@ -198,7 +215,10 @@ def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:
     return task.info_class.from_json(values, where)
 
 
-def _train(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:
+def _train(
+    task: FinetuneTask, run: FinetuneRun, trainer: keras.Model | None = None
+) -> dict[str, Any]:
+    """Fits `run.model` (through `trainer`, e.g. a `Distiller` of it, when given)."""
     config = run.config
     data = task.training_data(run)
     dataset = training_batches(
@@ -213,6 +233,7 @@ def _train(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:
         run.strategy,
         loss=task.loss(run.info),
         metrics=task.metrics(run.info),
+        trainer=trainer,
     )
     return {**results, **data.results}
 

@@ -17,6 +17,9 @@ what is its own, as the methods of a `FinetuneTask` subclass:
     evaluate(run)                   dev scores as a flat dict
     predict(run)                    prediction files; returns their paths
     serving_layers(run), serving_signatures(run, predict, layers)
+    distillation_loss(info, temperature)
+                                    what a student learns from its teacher's outputs
+                                    (`albert-tf distill`; optional)
 
 A subclass that names itself registers itself (`albert_tf.finetune.registry`):
 
@@ -263,6 +266,13 @@ class FinetuneTask(abc.ABC):
     def predict(self, run: FinetuneRun) -> dict[str, Any]:
         """Writes predictions for the test data; returns e.g. `{"predictions": paths}`."""
         raise UserError(f"the {self.name} task family writes no predictions", where="--do_predict")
+
+    # -- distillation ---------------------------------------------------------
+    def distillation_loss(self, info: TaskInfo, temperature: float) -> Any:
+        """What a student learns from its teacher's outputs, a
+        `keras.distillation.DistillationLoss` (`albert_tf.finetune.distillation`); a family
+        that does not override it cannot be distilled."""
+        raise UserError(f"the {self.name} task family cannot be distilled", where="--teacher")
 
     # -- serving --------------------------------------------------------------
     @abc.abstractmethod
