@@ -10,7 +10,7 @@ checks, lock, resumable training, evaluation and exports. Only two steps differ:
 * train: Keras's `keras.distillation.Distiller` fits it on the family's training data with
   the family's label loss (weight `label_weight`) plus what the family distills
   (`FinetuneTask.distillation_loss`: the teacher's logits at `temperature`) and, optionally,
-  the teacher's last hidden states (`hidden_weight`, mean squared error).
+  the hidden states its head reads (`hidden_weight`, mean squared error).
 
 Every check (a finished run of a family that distills, a smaller student) runs in `check`,
 before the output directory is touched. `distillation.json` records the settings and shapes.
@@ -79,8 +79,9 @@ class DistillConfig:
     )
     hidden_weight: float = option(
         0.0,
-        "Weight of the teacher's last hidden states (mean squared error, beside the logits; the "
-        "student's hidden_size must be the teacher's). 0: logits only.",
+        "Weight of the hidden states the teacher's head reads (pooled output, or every "
+        "position's for tagging; mean squared error beside the logits; the student's "
+        "hidden_size must be the teacher's). 0: logits only.",
     )
 
     def __post_init__(self) -> None:
@@ -190,27 +191,25 @@ class Distillation:
         info = task.info_class.from_json(read_task_file(self.teacher_dir), where)
         task.check(inputs, info)
         self.teacher = load_finetuned_model(self.teacher_dir)
-        # The teacher's encoder name: `--hidden_weight` finds both encoders by it.
-        encoder = AlbertEncoder(
-            self.student_config(), dtype=precision, name=self.teacher.encoder.name
-        )
+        encoder = AlbertEncoder(self.student_config(), dtype=precision)
         student = task.build_model(encoder, info, precision)
         initialize_from_teacher(student, self.teacher)
         return info, student, run_spm_file(self.teacher_dir)
 
     def trainer(self, student: keras.Model, task: FinetuneTask, info: TaskInfo) -> keras.Model:
         """Keras's `Distiller` of the student: the family's loss on the teacher's outputs and,
-        with `hidden_weight`, the last hidden states."""
+        with `hidden_weight`, the hidden states the head reads."""
         config = self.config
         losses = [task.distillation_loss(info, config.temperature)]
         weights = [1.0]
         if config.hidden_weight:
-            name = self.teacher.encoder.name
+            # The head's input, as the dropout before it passes it on: a layer called once
+            # in the task model's graph (the encoder's own graph makes its `output` another's).
             losses.append(
                 keras.distillation.FeatureDistillation(
-                    loss={"pooled_output": "mse", "sequence_output": "mse"},
-                    teacher_layer_name=name,
-                    student_layer_name=name,
+                    loss="mse",
+                    teacher_layer_name=self.teacher.dropout.name,
+                    student_layer_name=student.dropout.name,
                 )
             )
             weights.append(config.hidden_weight)
