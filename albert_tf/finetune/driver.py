@@ -9,7 +9,8 @@ family (`albert_tf.finetune.task_family.FinetuneTask`, found by the config's typ
 2. read and check every input the asked steps need, and the finished run's `task.json` when
    not training, before anything is written: a bad file fails with its name and line and
    leaves `output_dir` as it was;
-3. build the model from the pretrained encoder (training) or load the finished run's;
+3. build the model from the pretrained encoder (training), as a smaller student of a finished
+   run (distillation, `albert_tf.finetune.distillation`), or load the finished run's;
 4. train, evaluate, predict and export, in that order.
 
 Layout of `output_dir` (families add their prediction files):
@@ -20,6 +21,7 @@ Layout of `output_dir` (families add their prediction files):
     eval_results.json, logs/eval                              the scores of `evaluate`
     logs/                                                     hparams (HParams dashboard)
     saved_model/                                              the family's signatures
+    distillation.json                                         a student's teacher and shapes
 
 Illustration (not run; importing a family's `task` module registers the family):
     run_finetuning(TaggingConfig(data_dir="wnut17", init_checkpoint="bundle/"), "/tmp/ner")
