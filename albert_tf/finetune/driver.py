@@ -51,13 +51,14 @@ from albert_tf.finetune.datasets import training_batches
 from albert_tf.finetune.distillation.distillation import Distillation
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
-from albert_tf.finetune.registry import family_for_config, get_family
+from albert_tf.finetune.registry import family_for_config
 from albert_tf.finetune.task_family import (
     FAMILY_KEY,
     FinetuneRun,
     FinetuneTask,
     TaskInfo,
     TaskInputs,
+    family_of_run,
 )
 from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.models.chains import use_chains
@@ -184,14 +185,9 @@ def export_finished_run(
     them with the family's default settings (e.g. span QA's `max_answer_length`); `runtime`'s
     serving form (default: the plain reference)."""
     refuse_existing(export_dir, overwrite)  # Before the slow part.
-    values = read_task_file(output_dir)
-    if FAMILY_KEY not in values:
-        raise UserError(
-            "task.json names no task family (a run from before families were recorded)",
-            where=os.path.join(output_dir, TASK_FILE),
-            fix="export it with its family's command and --export_saved_model",
-        )
-    family = get_family(values[FAMILY_KEY])
+    family = family_of_run(
+        output_dir, fix="export it with its family's command and --export_saved_model"
+    )
     task = family(family.config_class(do_train=False, do_eval=False, export_saved_model=True))
     info = read_task_info(output_dir, task)
     model = load_finetuned_model(output_dir)

@@ -47,8 +47,7 @@ from albert_tf.finetune.distillation.students import (
     initialize_from_teacher,
     student_config,
 )
-from albert_tf.finetune.registry import get_family
-from albert_tf.finetune.task_family import FAMILY_KEY, FinetuneTask, TaskInfo, TaskInputs
+from albert_tf.finetune.task_family import FinetuneTask, TaskInfo, TaskInputs, family_of_run
 from albert_tf.models.encoder import AlbertEncoder
 
 DISTILLATION_FILE = "distillation.json"
@@ -103,14 +102,7 @@ def teacher_family(teacher_dir: str) -> type[FinetuneTask]:
             fix="pass --teacher a run's --output_dir after its training ended, or a converted "
             "task model",
         )
-    values = read_task_file(teacher_dir)
-    if FAMILY_KEY not in values:
-        raise UserError(
-            "task.json names no task family",
-            where=os.path.join(teacher_dir, TASK_FILE),
-            fix="retrain or convert the teacher with this version",
-        )
-    family = get_family(values[FAMILY_KEY])
+    family = family_of_run(teacher_dir, fix="retrain or convert the teacher with this version")
     if family.distillation_loss is FinetuneTask.distillation_loss:
         raise UserError(
             f"the {family.name} task family cannot be distilled",
