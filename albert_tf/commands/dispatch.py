@@ -39,6 +39,7 @@ COMMANDS = (
     "squad-baseline",
     "choice",
     "tag",
+    "distill",
     "experiment",
     "analyze-layers",
 )

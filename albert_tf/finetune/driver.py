@@ -9,7 +9,8 @@ family (`albert_tf.finetune.task_family.FinetuneTask`, found by the config's typ
 2. read and check every input the asked steps need, and the finished run's `task.json` when
    not training, before anything is written: a bad file fails with its name and line and
    leaves `output_dir` as it was;
-3. build the model from the pretrained encoder (training) or load the finished run's;
+3. build the model from the pretrained encoder (training), as a smaller student of a finished
+   run (distillation, `albert_tf.finetune.distillation`), or load the finished run's;
 4. train, evaluate, predict and export, in that order.
 
 Layout of `output_dir` (families add their prediction files):
@@ -20,6 +21,7 @@ Layout of `output_dir` (families add their prediction files):
     eval_results.json, logs/eval                              the scores of `evaluate`
     logs/                                                     hparams (HParams dashboard)
     saved_model/                                              the family's signatures
+    distillation.json                                         a student's teacher and shapes
 
 Illustration (not run; importing a family's `task` module registers the family):
     run_finetuning(TaggingConfig(data_dir="wnut17", init_checkpoint="bundle/"), "/tmp/ner")
@@ -46,15 +48,17 @@ from albert_tf.export.finetuned_run import (
 from albert_tf.export.task_export import export_task_model
 from albert_tf.file_names import TASK_FILE
 from albert_tf.finetune.datasets import training_batches
+from albert_tf.finetune.distillation.distillation import Distillation
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
-from albert_tf.finetune.registry import family_for_config, get_family
+from albert_tf.finetune.registry import family_for_config
 from albert_tf.finetune.task_family import (
     FAMILY_KEY,
     FinetuneRun,
     FinetuneTask,
     TaskInfo,
     TaskInputs,
+    family_of_run,
 )
 from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.models.chains import use_chains
@@ -70,12 +74,17 @@ SAVED_MODEL_DIR = "saved_model"
 
 
 def run_finetuning(
-    config: FinetuneConfig, output_dir: str, runtime: Runtime | None = None
+    config: FinetuneConfig,
+    output_dir: str,
+    runtime: Runtime | None = None,
+    distillation: Distillation | None = None,
 ) -> dict[str, Any]:
     """Runs what `config` asks with the task family that takes it.
 
     `runtime`: the speed-only forms the model trains and is exported with (default:
-    `Runtime.for_machine()`, what the commands run on this machine).
+    `Runtime.for_machine()`, what the commands run on this machine). `distillation`: train a
+    student of its teacher instead of fine-tuning a pretrained encoder
+    (`albert_tf.finetune.distillation`; needs `do_train`).
 
     Returns:
         A flat dict: `train_examples`, `train_steps`, `train_seconds`, `train/<metric>`
@@ -94,11 +103,15 @@ def run_finetuning(
             where="--bucket_width",
             fix="leave it out",
         )
+    if distillation is not None:
+        distillation.check(task, output_dir)  # Before the lock: nothing written on bad input.
     with output_lock(output_dir, directory=True):  # One job per output directory.
-        return _run(task, output_dir, runtime or Runtime.for_machine())
+        return _run(task, output_dir, runtime or Runtime.for_machine(), distillation)
 
 
-def _run(task: FinetuneTask, output_dir: str, runtime: Runtime) -> dict:
+def _run(
+    task: FinetuneTask, output_dir: str, runtime: Runtime, distillation: Distillation | None
+) -> dict:
     config = task.config
     keras.utils.set_random_seed(config.seed)
     strategy = create_strategy(config.strategy, config.tpu or None)
@@ -106,17 +119,24 @@ def _run(task: FinetuneTask, output_dir: str, runtime: Runtime) -> dict:
     saved = None if config.do_train else read_task_info(output_dir, task)
     inputs = task.read_inputs(saved)
     with strategy.scope():
-        info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
+        if distillation is not None and config.do_train:
+            info, model, spm_model_file = distillation.build(task, inputs, precision)
+        else:
+            info, model, spm_model_file = _build_or_load(task, inputs, saved, output_dir, precision)
         featurizer = task.featurizer(spm_model_file, info)
     use_chains(model, runtime.chains)
     if config.do_train:  # The run's files may be written now.
         task_json = {FAMILY_KEY: task.name, **info.to_json()}
         write_run_files(output_dir, config.to_json_string(), task_json, spm_model_file)
+        if distillation is not None:
+            distillation.record(output_dir, model)
     runtime.record(output_dir)
     run = FinetuneRun(config, output_dir, strategy, info, inputs, featurizer, model, task.name)
     results: dict[str, Any] = {}
     if config.do_train:
-        results.update(_train(task, run))
+        with strategy.scope():
+            trainer = distillation.trainer(model, task, info) if distillation else None
+        results.update(_train(task, run, trainer))
     scores = _evaluate(task, run) if task.evaluates() else {}
     results.update(scores)
     if config.do_train:  # A new run: its settings and what it reported, for TensorBoard.
@@ -165,14 +185,9 @@ def export_finished_run(
     them with the family's default settings (e.g. span QA's `max_answer_length`); `runtime`'s
     serving form (default: the plain reference)."""
     refuse_existing(export_dir, overwrite)  # Before the slow part.
-    values = read_task_file(output_dir)
-    if FAMILY_KEY not in values:
-        raise UserError(
-            "task.json names no task family (a run from before families were recorded)",
-            where=os.path.join(output_dir, TASK_FILE),
-            fix="export it with its family's command and --export_saved_model",
-        )
-    family = get_family(values[FAMILY_KEY])
+    family = family_of_run(
+        output_dir, fix="export it with its family's command and --export_saved_model"
+    )
     task = family(family.config_class(do_train=False, do_eval=False, export_saved_model=True))
     info = read_task_info(output_dir, task)
     model = load_finetuned_model(output_dir)
@@ -198,7 +213,10 @@ def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:
     return task.info_class.from_json(values, where)
 
 
-def _train(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:
+def _train(
+    task: FinetuneTask, run: FinetuneRun, trainer: keras.Model | None = None
+) -> dict[str, Any]:
+    """Fits `run.model` (through `trainer`, e.g. a `Distiller` of it, when given)."""
     config = run.config
     data = task.training_data(run)
     if data.label_counts is not None and optimizer_step(run.model) == 0:
@@ -217,6 +235,7 @@ def _train(task: FinetuneTask, run: FinetuneRun) -> dict[str, Any]:
         run.strategy,
         loss=task.loss(run.info),
         metrics=task.metrics(run.info),
+        trainer=trainer,
     )
     return {**results, **data.results}
 

@@ -17,6 +17,9 @@ what is its own, as the methods of a `FinetuneTask` subclass:
     evaluate(run)                   dev scores as a flat dict
     predict(run)                    prediction files; returns their paths
     serving_layers(run), serving_signatures(run, predict, layers)
+    distillation_loss(info, temperature)
+                                    what a student learns from its teacher's outputs
+                                    (`albert-tf distill`; optional)
 
 A subclass that names itself registers itself (`albert_tf.finetune.registry`):
 
@@ -41,16 +44,30 @@ import tensorflow as tf
 
 from albert_tf.errors import UserError
 from albert_tf.export.endpoints import Endpoints
-from albert_tf.export.finetuned_run import write_task_file
+from albert_tf.export.finetuned_run import read_task_file, write_task_file
 from albert_tf.export.task_export import Predict
+from albert_tf.file_names import TASK_FILE
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.pretrained_encoder import PretrainedEncoder
-from albert_tf.finetune.registry import register_family
+from albert_tf.finetune.registry import get_family, register_family
 from albert_tf.models.encoder import AlbertEncoder
 
 # The `task.json` key naming the family that wrote it (runs from before it have none).
 FAMILY_KEY = "family"
+
+
+def family_of_run(output_dir: str, fix: str) -> type[FinetuneTask]:
+    """The family a finished run's (or converted task model's) `task.json` names; a
+    `UserError` ending in `fix` when it names none (a run from before families were recorded)."""
+    values = read_task_file(output_dir)
+    if FAMILY_KEY not in values:
+        raise UserError(
+            "task.json names no task family (a run from before families were recorded)",
+            where=os.path.join(output_dir, TASK_FILE),
+            fix=fix,
+        )
+    return get_family(values[FAMILY_KEY])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -267,6 +284,13 @@ class FinetuneTask(abc.ABC):
     def predict(self, run: FinetuneRun) -> dict[str, Any]:
         """Writes predictions for the test data; returns e.g. `{"predictions": paths}`."""
         raise UserError(f"the {self.name} task family writes no predictions", where="--do_predict")
+
+    # -- distillation ---------------------------------------------------------
+    def distillation_loss(self, info: TaskInfo, temperature: float) -> Any:
+        """What a student learns from its teacher's outputs, a
+        `keras.distillation.DistillationLoss` (`albert_tf.finetune.distillation`); a family
+        that does not override it cannot be distilled."""
+        raise UserError(f"the {self.name} task family cannot be distilled", where="--teacher")
 
     # -- serving --------------------------------------------------------------
     @abc.abstractmethod

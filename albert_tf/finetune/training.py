@@ -112,8 +112,12 @@ def train(
     strategy: tf.distribute.Strategy,
     loss: Any,
     metrics: list[Any],
+    trainer: keras.Model | None = None,
 ) -> dict[str, Any]:
     """Compiles, fits `dataset` (repeating, batched) for `config`'s epochs, saves the model.
+
+    `trainer`: the model that is compiled and fit in `model`'s place, one that trains `model`
+    (e.g. a `keras.distillation.Distiller` whose student it is); `model` is what is saved.
 
     Returns:
         `train_examples`, `train_steps`, `train_seconds` and the last `train/<metric>`.
@@ -122,7 +126,8 @@ def train(
         num_examples, config.train_batch_size, config.num_train_epochs
     )
     total_steps = steps_per_epoch * epochs
-    compile_for_finetuning(model, config, strategy, total_steps, loss, metrics)
+    trainer = trainer or model
+    compile_for_finetuning(trainer, config, strategy, total_steps, loss, metrics)
     logging.info(
         "Fine-tuning on %d examples: %d steps (%d epochs of %d), warmup %d.",
         num_examples,
@@ -132,7 +137,7 @@ def train(
         int(total_steps * config.warmup_proportion),
     )
     start_time = tf.timestamp()
-    history = model.fit(
+    history = trainer.fit(
         dataset,
         epochs=epochs,
         steps_per_epoch=steps_per_epoch,

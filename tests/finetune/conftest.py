@@ -82,3 +82,43 @@ def write_lines(path: pathlib.Path | str, lines: list[str]) -> str:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return str(path)
+
+
+def distill(teacher_dir: str, output_dir: str, *flags: str) -> dict[str, Any]:
+    """`albert-tf distill --teacher=TEACHER` of a 1-layer student, one epoch, exported: its
+    results (the printed JSON)."""
+    import json
+    import os
+
+    from tests import commands
+    from tests.commands import command_line
+    from tests.conftest import REPO_ROOT
+
+    result = commands.run(
+        command_line(
+            "distill",
+            f"--teacher={teacher_dir}",
+            f"--output_dir={output_dir}",
+            "--student_layers=1",
+            "--num_train_epochs=1",
+            "--export_saved_model",
+            *flags,
+        ),
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout[result.stdout.index("{") :])
+
+
+def same_task(student_dir: str, teacher_dir: str) -> bool:
+    """Whether the student's `task.json` and tokenizer are the teacher's."""
+    import pathlib
+
+    student, teacher = pathlib.Path(student_dir), pathlib.Path(teacher_dir)
+    return all(
+        (student / name).read_bytes() == (teacher / name).read_bytes()
+        for name in ("task.json", "spm.model")
+    )

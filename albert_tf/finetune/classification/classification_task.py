@@ -42,6 +42,7 @@ from albert_tf.finetune.classification.task_specs import (
     get_task,
 )
 from albert_tf.finetune.datasets import evaluation_batches
+from albert_tf.finetune.distillation.losses import logits_distillation, score_distillation
 from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.task_family import (
     FinetuneRun,
@@ -145,6 +146,11 @@ class ClassificationTask(FinetuneTask, family="classification", config_class=Cla
         if info.problem == "regression":
             return [keras.metrics.MeanAbsoluteError(name="mae")]
         return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+
+    def distillation_loss(self, info: ClassificationInfo, temperature: float):
+        if info.problem == "regression":  # The teacher's scores themselves.
+            return score_distillation()
+        return logits_distillation(temperature)
 
     def evaluate(self, run: FinetuneRun) -> dict[str, Any]:
         results: dict[str, Any] = {}

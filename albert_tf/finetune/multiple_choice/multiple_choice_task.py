@@ -31,6 +31,7 @@ import tensorflow as tf
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
 from albert_tf.finetune.datasets import evaluation_batches
+from albert_tf.finetune.distillation.losses import logits_distillation
 from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.finetune.multiple_choice.datasets import featurized_questions
@@ -165,6 +166,10 @@ class MultipleChoiceTask(FinetuneTask, family="multiple_choice", config_class=Mu
 
     def metrics(self, info: MultipleChoiceInfo) -> list[keras.metrics.Metric]:
         return [keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+
+    def distillation_loss(self, info: MultipleChoiceInfo, temperature: float):
+        # Padded options: -1e9 logits in both models, probability 0 on both sides.
+        return logits_distillation(temperature)
 
     def evaluate(self, run: FinetuneRun) -> dict[str, Any]:
         examples = run.inputs.dev

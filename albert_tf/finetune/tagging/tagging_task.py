@@ -34,6 +34,7 @@ import numpy as np
 
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.errors import UserError
+from albert_tf.finetune.distillation.losses import logits_distillation
 from albert_tf.finetune.driver import run_finetuning
 from albert_tf.finetune.tagging.baseline import most_frequent_tags, predict_most_frequent
 from albert_tf.finetune.tagging.conlleval import conlleval
@@ -159,6 +160,11 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         return keras.losses.SparseCategoricalCrossentropy(
             from_logits=True, ignore_class=IGNORE_LABEL
         )
+
+    def distillation_loss(self, info: TaggingInfo, temperature: float):
+        # Every position's tag distribution: the teacher's view of each piece, not only of
+        # the first pieces the labels are on.
+        return logits_distillation(temperature)
 
     def evaluate(self, run: FinetuneRun) -> dict[str, Any]:
         train, dev = run.inputs.train, run.inputs.dev
