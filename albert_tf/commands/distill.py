@@ -19,15 +19,16 @@ Examples:
 
 from __future__ import annotations
 
-# The families register themselves on import; the teacher's is found by name.
-import albert_tf.finetune.classification.classification_task  # noqa: F401
-import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
-import albert_tf.finetune.span_qa.squad_task  # noqa: F401
-import albert_tf.finetune.tagging.tagging_task  # noqa: F401
 from albert_tf import cli
 from albert_tf.finetune.distillation.flags import distill_main
 
 main = distill_main()  # The teacher's family's flags and DistillConfig's; runs the driver.
 
+
+def run() -> None:
+    """`albert-tf distill`: parses `sys.argv` and runs `main`, then exits."""
+    cli.run(main, loads_tensorflow=True)
+
+
 if __name__ == "__main__":
-    cli.run(main)
+    run()

@@ -19,16 +19,9 @@ from absl import flags, logging
 
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.errors import UserError
-from albert_tf.finetune.distillation.distillation import (
-    Distillation,
-    DistillConfig,
-    teacher_config_values,
-    teacher_family,
-)
-from albert_tf.finetune.driver import run_finetuning
+from albert_tf.finetune.distillation.distill_config import DistillConfig
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.flags import define_finetune_flags
-from albert_tf.finetune.task_family import FinetuneTask
 from albert_tf.runtime.runtime import RuntimeOptions
 
 FLAGS = flags.FLAGS
@@ -45,7 +38,7 @@ def distill_main(argv: Sequence[str] = sys.argv) -> Callable[[list[str]], None]:
     teacher = _flag_value(argv, "teacher")
     family, problem = None, None
     try:
-        family = teacher_family(teacher) if teacher else None
+        family = _teacher_family(teacher) if teacher else None
     except UserError as error:  # Reported by `main`, as the command's one error line.
         problem = error
     if family is not None:
@@ -59,6 +52,9 @@ def distill_main(argv: Sequence[str] = sys.argv) -> Callable[[list[str]], None]:
         distill_config = config_from_flags(DistillConfig)  # Says when --teacher is missing.
         if problem is not None:
             raise problem
+        from albert_tf.finetune.distillation.distillation import Distillation
+        from albert_tf.finetune.driver import run_finetuning
+
         config = student_run_config(family, distill_config.teacher)
         runtime = config_from_flags(RuntimeOptions).resolve()
         distillation = Distillation(distill_config)
@@ -69,8 +65,22 @@ def distill_main(argv: Sequence[str] = sys.argv) -> Callable[[list[str]], None]:
     return main
 
 
-def student_run_config(family: type[FinetuneTask], teacher_dir: str) -> FinetuneConfig:
+def _teacher_family(teacher_dir: str):
+    """The teacher's family class; imports the families (TensorFlow): only with --teacher, so
+    `albert-tf distill --help` alone answers at once."""
+    import albert_tf.finetune.classification.classification_task  # noqa: F401 (registers)
+    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
+    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
+    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
+    from albert_tf.finetune.distillation.distillation import teacher_family
+
+    return teacher_family(teacher_dir)
+
+
+def student_run_config(family, teacher_dir: str) -> FinetuneConfig:
     """The student run's config: given flags, else the teacher's settings, else defaults."""
+    from albert_tf.finetune.distillation.distillation import teacher_config_values
+
     config_class = family.config_class
     teacher = teacher_config_values(teacher_dir)
     inherited = {}
