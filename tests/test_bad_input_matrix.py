@@ -720,7 +720,9 @@ def matrix(request, tmp_path_factory, inputs) -> dict[str, dict]:
 def test_matrix_size():
     commands = {row.command for row in ROWS}
     print(f"bad-input matrix: {len(commands)} commands, {len(ROWS)} rows")
-    assert commands == set(COMMANDS) and len(ROWS) >= 100
+    # distill defines its flags from --teacher before parsing, which this one-process driver
+    # cannot replay per row: tests/finetune/test_distill_inputs.py runs its bad input.
+    assert commands | {"distill"} == set(COMMANDS) and len(ROWS) >= 100
     assert len({row.id for row in ROWS}) == len(ROWS)
 
 

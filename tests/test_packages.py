@@ -24,6 +24,7 @@ STAGES = (
     "albert_tf.finetune.span_qa",
     "albert_tf.finetune.multiple_choice",
     "albert_tf.finetune.tagging",
+    "albert_tf.finetune.distillation",
     "albert_tf.experiments",
     "albert_tf.commands",
 )

@@ -48,7 +48,7 @@ def tagging_dir(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="session")
 def tagging_config(tagging_dir, tiny_run_settings) -> TaggingConfig:
-    settings = tiny_run_settings(SEQ_LENGTH, 8, learning_rate=3e-3, num_train_epochs=4)
+    settings = tiny_run_settings(SEQ_LENGTH, 8, learning_rate=3e-3, num_train_epochs=8)
     return TaggingConfig(data_dir=tagging_dir, eval_batch_size=4, **settings)
 
 
