@@ -219,9 +219,9 @@ def _train(
     """Fits `run.model` (through `trainer`, e.g. a `Distiller` of it, when given)."""
     config = run.config
     data = task.training_data(run)
-    fresh_head = trainer is None and optimizer_step(run.model) == 0  # A student has its teacher's.
-    if data.label_counts is not None and fresh_head:
-        # A resumed fit restores its backup over this; a fresh one starts at the prior.
+    # A fresh head starts at the prior (a resumed fit restores its backup over it); a
+    # distilled student keeps its teacher's.
+    if data.label_counts is not None and trainer is None:
         run.model.start_at_label_prior(data.label_counts)
         logging.info("The head starts at the training labels' prior.")
     dataset = training_batches(

@@ -17,7 +17,8 @@ Illustration (not run; albert_tf/commands/classify.py, the `albert-tf classify` 
     main = finetune_main(
         ClassificationConfig, "albert_tf.finetune.classification.classification_task"
     )
-    if __name__ == "__main__":
+
+    def run() -> None:
         cli.run(main, loads_tensorflow=True)
 """
 

@@ -126,8 +126,8 @@ class Distillation:
             raise UserError(
                 "the output is the teacher", where="--output_dir", fix="pass a new directory"
             )
-        student = self.student_config()
         teacher = teacher_encoder_config(self.teacher_dir)
+        student = student_config(teacher, self.config.student_layers, self.config.student_config)
         if self.config.hidden_weight and student.hidden_size != teacher.hidden_size:
             raise UserError(
                 f"hidden states of {student.hidden_size} and {teacher.hidden_size} units cannot "

@@ -151,7 +151,8 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         windows, count = training_windows(sentences.words, label_ids, run.featurizer)
         logging.info("%d training sentences -> %d windows.", len(sentences), count)
         # The head starts at the tags' prior: without it, the dominant `O` collapses a young
-        # encoder (see `DenseTaskModel.start_at_label_prior`).
+        # encoder (see `DenseTaskModel.start_at_label_prior`). Counted per word, also with
+        # --label_all_pieces (a word's other pieces repeat its tag): a starting bias only.
         tags = np.fromiter(itertools.chain.from_iterable(label_ids), np.int64)
         counts = np.bincount(tags, minlength=len(run.info.labels))
         return TrainingData(windows, count, {"train_sentences": len(sentences)}, counts)
