@@ -24,6 +24,13 @@ class Cap:
 
     limit: int
     if_absent: bool = True
+    zero_is_all: bool = False  # The flag's 0 means "no limit", which the cap lowers too.
+
+
+@dataclasses.dataclass(frozen=True)
+class FirstItem:
+    """The first item of a comma-separated list the doc passes: one of each kind of output
+    (a conversion per item costs seconds), not every one."""
 
 
 TINY_PRESET = "albert_tiny"
@@ -35,9 +42,9 @@ _FINETUNE = {
     "max_seq_length": Cap(64),
     "jit_compile": False,
 }
-# Per `albert-tf` command or script: flag -> Cap, a bool (`--flag` / `--noflag` where the doc
-# sets the flag; the default is left), or TINY_PRESET (a preset name given to the flag becomes
-# the tiny preset; a config file is kept).
+# Per `albert-tf` command or script: flag -> Cap, FirstItem, a bool (`--flag` / `--noflag`
+# where the doc sets the flag; the default is left), or TINY_PRESET (a preset name given to the
+# flag becomes the tiny preset; a config file is kept).
 SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
     "data": {"dupe_factor": Cap(1), "max_seq_length": Cap(64), "max_predictions_per_seq": Cap(10)},
     "pretrain": {
@@ -65,11 +72,12 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
         "downstream_max_train_examples": Cap(64),
     },
     "analyze-layers": {"num_records": Cap(16)},
-    "export-litert": {"seq_length": Cap(64)},
+    "export-litert": {"seq_length": Cap(64), "quantizations": FirstItem(), "inputs": FirstItem()},
     "quickstart": {"num_train_steps": Cap(2), "dupe_factor": Cap(1)},
     # Python scripts, by their path from the repository root: their measuring loops.
     "benchmarks/featurizer_graphs.py": {"calls": Cap(10), "repeats": Cap(1)},
     "benchmarks/bench_squad.py": {"rounds": Cap(1)},
+    "benchmarks/classic_baselines.py": {"max_train_examples": Cap(200, zero_is_all=True)},
 }
 
 # Flags whose values are paths a command reads (comma-separated where the flag takes several).
@@ -122,8 +130,16 @@ def with_size_flags(program: str, flags: list[str]) -> list[str]:
         if isinstance(rule, bool):
             if f"--{name}" in flags or f"--no{name}" in flags or name in given:
                 appended.append(f"--{name}" if rule else f"--no{name}")
+        elif isinstance(rule, FirstItem):
+            if "," in given.get(name, ""):
+                appended.append(f"--{name}={given[name].split(',')[0]}")
         elif isinstance(rule, Cap):
-            if (rule.if_absent and name not in given) or float(given.get(name, 0)) > rule.limit:
+            if name not in given:
+                over = rule.if_absent
+            else:
+                value = float(given[name])
+                over = value > rule.limit or (rule.zero_is_all and value == 0)
+            if over:
                 appended.append(f"--{name}={rule.limit}")
         elif given.get(name) in PRESETS and given[name] != rule:
             appended.append(f"--{name}={rule}")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pathlib
 
 from tests.doc_blocks import blocks
-from tests.doc_runner import run_doc
+from tests.doc_overrides import with_size_flags
+from tests.doc_runner import PIP_NOT_RUN, run_doc
 
 _MARKER = "_Not run by the docs test: needs a GPU and two hours._"
 
@@ -92,3 +93,27 @@ def test_albert_tf_lines_run_served_with_size_flags(tmp_path):
     )
     assert f"{doc}:10 (block at line 9): exit status 2" in result.failure
     assert "command: albert-tf data --input_file=data/sample.txt" in result.failure
+
+
+def test_pip_lines_are_reported_not_run(tmp_path):
+    doc = _doc(tmp_path, _bash("pip install 'no-such-package-albert-tf[x]'\necho after"))
+    result = _run(tmp_path, doc)
+    assert result.failure is None
+    assert result.runs[0].commands == [
+        "pip install 'no-such-package-albert-tf[x]'  # " + PIP_NOT_RUN
+    ]
+
+
+def test_list_flags_keep_their_first_item():
+    flags = ["--quantizations=float32,int8", "--inputs=text", "--seq_length=128"]
+    assert with_size_flags("export-litert", flags) == [
+        *flags,
+        "--seq_length=64",
+        "--quantizations=float32",
+    ]
+
+
+def test_a_cap_lowers_a_zero_that_means_everything():
+    script = "benchmarks/classic_baselines.py"
+    assert with_size_flags(script, ["--max_train_examples=0"])[-1] == "--max_train_examples=200"
+    assert with_size_flags(script, ["--max_train_examples=50"]) == ["--max_train_examples=50"]
