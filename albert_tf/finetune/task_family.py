@@ -62,7 +62,7 @@ FAMILY_KEY = "family"
 def family_of_run(output_dir: str, fix: str) -> type[FinetuneTask]:
     """The family a finished run's (or converted task model's) `task.json` names, imported
     from the families' table; a `UserError` ending in `fix` when it names none (a run from
-    before families were recorded), or one listing the families when it names another."""
+    before families were recorded), or one listing the families when it names an unknown one."""
     values = read_task_file(output_dir)
     if FAMILY_KEY not in values:
         raise UserError(
