@@ -30,9 +30,6 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the ops the SavedModels use)
 from timing import interleaved_seconds, median_rates
 
-import albert_tf.finetune.classification.classification_task  # noqa: F401  (registers)
-import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
-import albert_tf.finetune.tagging.tagging_task  # noqa: F401
 from albert_tf.export.export_source import task_model_source
 from albert_tf.export.finetuned_run import load_finetuned_model, read_task_file
 from albert_tf.export.onnx.onnx_export import export_onnx

@@ -62,11 +62,11 @@ def _preload() -> None:
 
     import albert_tf.data.builder  # noqa: F401
     import albert_tf.export.saved_model  # noqa: F401
-    import albert_tf.finetune.classification.classification_task  # noqa: F401
-    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
-    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
-    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
     import albert_tf.training.pretrain  # noqa: F401
+    from albert_tf.finetune.families import family_names, get_family
+
+    for family in family_names():  # Every family's module, from the families' table.
+        get_family(family)
 
 
 def _main(argv: list[str]) -> int | None:

@@ -17,12 +17,9 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
 
-# A flag per config field; main imports the family (TensorFlow) and runs the driver.
-main = finetune_main(
-    MultipleChoiceConfig, "albert_tf.finetune.multiple_choice.multiple_choice_task"
-)
+# A flag per field of the family's config; main runs the driver, which imports the family.
+main = finetune_main("multiple_choice")
 
 
 def run() -> None:

@@ -15,11 +15,10 @@ Examples:
 from __future__ import annotations
 
 from albert_tf import cli
-from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from albert_tf.finetune.flags import finetune_main
 
-# A flag per config field; main imports the family (TensorFlow) and runs the driver.
-main = finetune_main(ClassificationConfig, "albert_tf.finetune.classification.classification_task")
+# A flag per field of the family's config; main runs the driver, which imports the family.
+main = finetune_main("classification")
 
 
 def run() -> None:

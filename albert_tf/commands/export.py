@@ -173,11 +173,7 @@ def export_task_saved_model(values) -> bool:
 
     if values.checkpoint_format != "albert_tf" or not is_finetuned_run(values.checkpoint):
         return False
-    # The families register themselves on import; the driver finds the run's by name.
-    import albert_tf.finetune.classification.classification_task  # noqa: F401
-    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
-    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
-    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
+    # The run's task.json names its family; the driver imports it from the families' table.
     from albert_tf.finetune.driver import export_finished_run
 
     runtime = config_from_flags(RuntimeOptions).resolve()

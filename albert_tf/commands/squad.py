@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.span_qa.squad_config import SquadConfig
 
-# A flag per config field; main imports the family (TensorFlow) and runs the driver.
-main = finetune_main(SquadConfig, "albert_tf.finetune.span_qa.squad_task")
+# A flag per field of the family's config; main runs the driver, which imports the family.
+main = finetune_main("span_qa")
 
 
 def run() -> None:

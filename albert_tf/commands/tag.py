@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from albert_tf import cli
 from albert_tf.finetune.flags import finetune_main
-from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 
-# A flag per config field; main imports the family (TensorFlow) and runs the driver.
-main = finetune_main(TaggingConfig, "albert_tf.finetune.tagging.tagging_task")
+# A flag per field of the family's config; main runs the driver, which imports the family.
+main = finetune_main("tagging")
 
 
 def run() -> None:

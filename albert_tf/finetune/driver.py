@@ -2,7 +2,8 @@
 
 Flax-example style: one function takes a config and an output directory and does what the
 config asks (`do_train`, `do_eval`, `do_predict`, `export_saved_model`), the same way for every
-family (`albert_tf.finetune.task_family.FinetuneTask`, found by the config's type in the registry):
+family (the `FinetuneTask` subclass of `albert_tf.finetune.task_family` that
+`albert_tf.finetune.families.FAMILIES` lists for the config's type):
 
 1. take the output directory's lock (one job per directory), seed everything, choose the
    strategy and the precision; the speed-only forms are the `Runtime` passed in;
@@ -23,7 +24,7 @@ Layout of `output_dir` (families add their prediction files):
     saved_model/                                              the family's signatures
     distillation.json                                         a student's teacher and shapes
 
-Illustration (not run; importing a family's `task` module registers the family):
+Illustration (not run; the driver imports the tagging family from the families' table):
     run_finetuning(TaggingConfig(data_dir="wnut17", init_checkpoint="bundle/"), "/tmp/ner")
 """
 
@@ -49,9 +50,9 @@ from albert_tf.export.task_export import export_task_model
 from albert_tf.file_names import TASK_FILE
 from albert_tf.finetune.datasets import training_batches
 from albert_tf.finetune.distillation.distillation import Distillation
+from albert_tf.finetune.families import family_for_config
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
-from albert_tf.finetune.registry import family_for_config
 from albert_tf.finetune.task_family import (
     FAMILY_KEY,
     FinetuneRun,

@@ -6,17 +6,15 @@ speed-only forms) becomes a flag with its type, default and help text
 `--init_checkpoint`, and `--output_dir` is required. `--seeds=1,2,3` runs the command once per
 seed into `OUTPUT_DIR/seed_<seed>` and writes `OUTPUT_DIR/seeds.json`, each run's results with
 the mean and standard deviation of each figure (`albert_tf.finetune.seeds`). The flags come from
-the config class alone, which imports no TensorFlow: `--help` answers at once; the family (its
-model, data and TensorFlow) is imported when `main` runs. A command is then a few lines:
+the family's config class alone (`albert_tf.finetune.families.family_config`), which imports no
+TensorFlow: `--help` answers at once; the family (its model, data and TensorFlow) is imported
+when `main` runs. A command is then a few lines:
 
 Illustration (not run; albert_tf/commands/classify.py, the `albert-tf classify` command):
     from albert_tf import cli
-    from albert_tf.finetune.classification.classification_config import ClassificationConfig
     from albert_tf.finetune.flags import finetune_main
 
-    main = finetune_main(
-        ClassificationConfig, "albert_tf.finetune.classification.classification_task"
-    )
+    main = finetune_main("classification")
 
     def run() -> None:
         cli.run(main, loads_tensorflow=True)
@@ -24,7 +22,6 @@ Illustration (not run; albert_tf/commands/classify.py, the `albert-tf classify` 
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable
 
@@ -32,6 +29,7 @@ from absl import flags, logging
 
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.errors import UserError
+from albert_tf.finetune.families import family_config
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.runtime.runtime import RuntimeOptions
 
@@ -76,20 +74,16 @@ def seeds_from_flags(values: flags.FlagValues = FLAGS) -> list[int]:
     return seeds
 
 
-def finetune_main(
-    config_class: type[FinetuneConfig], family_module: str
-) -> Callable[[list[str]], None]:
-    """Defines the flags of `config_class`; returns the script's absl `main` (prints results).
-
-    `main` imports `family_module`, the module defining the family that takes `config_class`
-    (it registers the family, see `albert_tf.finetune.registry`), and runs the driver.
-    """
+def finetune_main(family: str) -> Callable[[list[str]], None]:
+    """Defines the flags of `family`'s config class (a name of
+    `albert_tf.finetune.families.FAMILIES`); returns the command's absl `main`, which runs the
+    driver (it imports the family) and prints the results."""
+    config_class = family_config(family)
     define_finetune_flags(config_class)
 
     def main(argv: list[str]) -> None:
         del argv
         seeds = seeds_from_flags()
-        importlib.import_module(family_module)
         from albert_tf.finetune.driver import run_finetuning
         from albert_tf.finetune.seeds import run_seeds, summary_table
 

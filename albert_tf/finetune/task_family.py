@@ -21,7 +21,9 @@ what is its own, as the methods of a `FinetuneTask` subclass:
                                     what a student learns from its teacher's outputs
                                     (`albert-tf distill`; optional)
 
-A subclass that names itself registers itself (`albert_tf.finetune.registry`):
+A subclass says its name and config class as class keywords, and the one table of families
+(`albert_tf.finetune.families.FAMILIES`) says where it lives; defining or importing it
+registers nothing:
 
     class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         info_class = TaggingInfo
@@ -47,10 +49,10 @@ from albert_tf.export.endpoints import Endpoints
 from albert_tf.export.finetuned_run import read_task_file, write_task_file
 from albert_tf.export.task_export import Predict
 from albert_tf.file_names import TASK_FILE
+from albert_tf.finetune.families import get_family
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.prediction import predict_outputs
 from albert_tf.finetune.pretrained_encoder import PretrainedEncoder
-from albert_tf.finetune.registry import get_family, register_family
 from albert_tf.models.encoder import AlbertEncoder
 
 # The `task.json` key naming the family that wrote it (runs from before it have none).
@@ -58,8 +60,9 @@ FAMILY_KEY = "family"
 
 
 def family_of_run(output_dir: str, fix: str) -> type[FinetuneTask]:
-    """The family a finished run's (or converted task model's) `task.json` names; a
-    `UserError` ending in `fix` when it names none (a run from before families were recorded)."""
+    """The family a finished run's (or converted task model's) `task.json` names, imported
+    from the families' table; a `UserError` ending in `fix` when it names none (a run from
+    before families were recorded), or one listing the families when it names an unknown one."""
     values = read_task_file(output_dir)
     if FAMILY_KEY not in values:
         raise UserError(
@@ -191,9 +194,10 @@ class FinetuneRun:
 class FinetuneTask(abc.ABC):
     """A task family on the driver; see the module docstring for what to implement.
 
-    Class attributes (`family=` and `config_class=` given as class keywords, which register the
-    family; not `name=`, which Python 3.10's `ABCMeta` takes for the class's own name):
-        name: the registry name (the `family` keyword), also written to `task.json`.
+    Class attributes (`family=` and `config_class=` given as class keywords, which only set
+    `name` and `config_class`; not `name=`, which Python 3.10's `ABCMeta` takes for the class's
+    own name; the family's row in `albert_tf.finetune.families.FAMILIES` must say the same):
+        name: the family's name (the `family` keyword), also written to `task.json`.
         config_class: its `FinetuneConfig` subclass (the script's flags come from it).
         info_class: its `TaskInfo` subclass (its `task.json`); default `TaskInfo`.
         bucketing: whether `--bucket_width` applies: its training features are packed texts
@@ -213,9 +217,8 @@ class FinetuneTask(abc.ABC):
         **kwargs: Any,
     ) -> None:
         super().__init_subclass__(**kwargs)
-        if family is not None:
+        if family is not None:  # Sets the attributes only: the families' table finds it.
             cls.name, cls.config_class = family, config_class
-            register_family(cls)
 
     def __init__(self, config: FinetuneConfig):
         if not isinstance(config, self.config_class):

@@ -151,14 +151,10 @@ def test_converted_task_models_are_finished_runs(tmp_path):
 
 
 def test_every_head_writes_a_task_json_its_family_reads():
-    import albert_tf.finetune.classification.classification_task  # noqa: F401  (registers the families)
-    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
-    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
-    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
     from albert_tf.config import AlbertConfig
     from albert_tf.convert.convert import converted_task_json
     from albert_tf.convert.task_heads import TASK_HEADS
-    from albert_tf.finetune.registry import get_family
+    from albert_tf.finetune.families import get_family
     from albert_tf.models.encoder import AlbertEncoder
     from tests.conftest import TINY_ALBERT
 

@@ -1,5 +1,5 @@
 """Typed `task.json`: each family's info round-trips, earlier runs' files load, a run of another
-family is refused; the registry finds families by name and by config."""
+family is refused (the families' table: test_families.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from albert_tf.finetune.multiple_choice.multiple_choice_task import (
     MultipleChoiceInfo,
     MultipleChoiceTask,
 )
-from albert_tf.finetune.registry import family_for_config, get_family
 from albert_tf.finetune.span_qa.squad_task import SquadInfo, SquadTask
 from albert_tf.finetune.tagging.tagging_task import TaggingInfo, TaggingTask
 
@@ -75,8 +74,6 @@ def test_earlier_task_files_load_and_round_trip(family, tmp_path):
         name: defaults[name] for name in written.keys() - values.keys()
     }
     assert family.info_class.from_json(info.to_json()) == info
-    assert get_family(family.name) is family
-    assert family_for_config(family.config_class()) is family
 
 
 def test_typed_fields():
@@ -99,10 +96,3 @@ def test_a_run_of_another_family_is_refused(tmp_path):
     (tmp_path / "task.json").write_text(json.dumps(EARLIER_TASK_FILES[TaggingTask]))
     with pytest.raises(UserError, match="task.json has no problem, metrics, is_pair"):
         read_task_info(str(tmp_path), ClassificationTask(ClassificationTask.config_class()))
-
-
-def test_unknown_families_and_configs_are_clear_errors():
-    with pytest.raises(UserError, match="family='ner' is not supported, .*choose one of"):
-        get_family("ner")
-    with pytest.raises(TypeError, match="no task family takes a dict"):
-        family_for_config({})

@@ -3,7 +3,10 @@
 "Does the text contain a digit?" over a tiny TSV (`text<TAB>0|1`): the family reads its file,
 reuses `AlbertClassifier` and `AlbertTextFeatures`, scores accuracy, writes one prediction per
 line and serves `has_digit(text)`; the driver does everything else (lock, checks, training,
-task.json, eval results, export). docs/adding_a_task_family.md walks through this file.
+task.json, eval results, export). It joins the families the way a family of the package does,
+by one line in the families' table (`digit_family`), and nothing else: the driver, a finished
+run's task.json and the export of a run find it there. docs/adding_a_task_family.md walks
+through this file.
 """
 
 from __future__ import annotations
@@ -21,9 +24,9 @@ from albert_tf.config_fields import option
 from albert_tf.errors import UserError
 from albert_tf.finetune import FinetuneConfig, FinetuneTask
 from albert_tf.finetune.datasets import evaluation_batches
-from albert_tf.finetune.driver import run_finetuning
-from albert_tf.finetune.registry import get_family, register_family, unregister_family
-from albert_tf.finetune.task_family import TaskInputs, TrainingData
+from albert_tf.finetune.driver import export_finished_run, read_task_info, run_finetuning
+from albert_tf.finetune.families import FAMILIES, FamilySource, family_names, get_family
+from albert_tf.finetune.task_family import TaskInfo, TaskInputs, TrainingData, family_of_run
 from albert_tf.models import AlbertClassifier
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.finetune.conftest import write_lines
@@ -42,11 +45,7 @@ class DigitInputs(TaskInputs):
     labels: np.ndarray
 
 
-# Registered for this module's tests only (`digit_family`); a family of the package says
-# `class ...(FinetuneTask, family="has_digit", config_class=DigitConfig)` instead.
-class DigitTask(FinetuneTask):
-    name, config_class = "has_digit", DigitConfig
-
+class DigitTask(FinetuneTask, family="has_digit", config_class=DigitConfig):
     def read_inputs(self, saved):
         rows = [line.split("\t") for line in open(self.config.data_file, encoding="utf-8")]
         texts, labels = [text for text, _ in rows], np.array([int(y) for _, y in rows])
@@ -100,10 +99,12 @@ class DigitTask(FinetuneTask):
 
 @pytest.fixture(scope="module", autouse=True)
 def digit_family():
-    """The toy family registered while this module's tests run, and no longer."""
-    register_family(DigitTask)
-    yield DigitTask
-    unregister_family(DigitTask)
+    """The toy family's line in the families' table while this module's tests run, and no
+    longer; a family of the package has the same line in `albert_tf/finetune/families.py`."""
+    source = FamilySource(task=f"{__name__}:DigitTask", config=f"{__name__}:DigitConfig")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(FAMILIES, "has_digit", source)
+        yield source
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +127,6 @@ def digit_run(tmp_path_factory, tiny_run_settings):
 @pytest.mark.slow  # Trains and exports a model (~15 s on 2 cores).
 def test_a_new_family_trains_evaluates_predicts_and_serves_raw_text(digit_run):
     config, output_dir, results = digit_run
-    assert get_family("has_digit") is DigitTask
     assert results["train_examples"] == 48 and results["train_steps"] == 24
     with open(os.path.join(output_dir, "task.json")) as handle:
         assert json.load(handle) == {
@@ -147,6 +147,32 @@ def test_a_new_family_trains_evaluates_predicts_and_serves_raw_text(digit_run):
     # A finished run evaluates again from its files.
     again = config.replace(do_train=False, do_predict=False, export_saved_model=False)
     assert run_finetuning(again, output_dir) == {"dev/accuracy": results["dev/accuracy"]}
+
+
+def test_the_families_table_is_all_a_new_family_needs():
+    assert "has_digit" in family_names() and get_family("has_digit") is DigitTask
+    with pytest.raises(UserError, match="family='ner' is not supported, .*has_digit"):
+        get_family("ner")
+
+
+@pytest.mark.slow  # Exports the run again (~10 s on 2 cores).
+def test_a_new_family_s_run_round_trips_its_task_json_and_exports(digit_run, tmp_path):
+    config, output_dir, results = digit_run
+    # task.json names the family: the table finds it, and its typed info reads back.
+    assert family_of_run(output_dir, fix="") is DigitTask
+    info = read_task_info(output_dir, DigitTask(config))
+    assert info == TaskInfo(task="has_digit", max_seq_length=16, do_lower_case=True)
+    assert TaskInfo.from_json(info.to_json()) == info
+    # `albert-tf export --checkpoint=RUN` of the finished run: the family's signatures again.
+    export_dir = export_finished_run(output_dir, str(tmp_path / "exported"))
+    texts = [line.split("\t")[0] for line in open(config.data_file, encoding="utf-8")]
+    served = tf.saved_model.load(export_dir).signatures["has_digit"]
+    first = tf.saved_model.load(results["saved_model"]).signatures["has_digit"]
+    np.testing.assert_allclose(
+        served(text=tf.constant(texts))["probability"],
+        first(text=tf.constant(texts))["probability"],
+        atol=1e-4,
+    )
 
 
 def test_a_family_without_length_buckets_refuses_bucket_width(tmp_path, monkeypatch):

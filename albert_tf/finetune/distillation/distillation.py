@@ -54,8 +54,8 @@ DISTILLATION_FILE = "distillation.json"
 
 
 def teacher_family(teacher_dir: str) -> type[FinetuneTask]:
-    """The family of the finished run at `teacher_dir`; a `UserError` when it is not one or its
-    family cannot be distilled (the family modules must be imported)."""
+    """The family of the finished run at `teacher_dir` (its `task.json`'s, from the families'
+    table); a `UserError` when it is not one or its family cannot be distilled."""
     if not is_finetuned_run(teacher_dir):
         raise UserError(
             "not a finished fine-tuning run (no model.keras)",

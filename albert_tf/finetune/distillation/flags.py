@@ -66,12 +66,8 @@ def distill_main(argv: Sequence[str] = sys.argv) -> Callable[[list[str]], None]:
 
 
 def _teacher_family(teacher_dir: str):
-    """The teacher's family class; imports the families (TensorFlow): only with --teacher, so
-    `albert-tf distill --help` alone answers at once."""
-    import albert_tf.finetune.classification.classification_task  # noqa: F401 (registers)
-    import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401
-    import albert_tf.finetune.span_qa.squad_task  # noqa: F401
-    import albert_tf.finetune.tagging.tagging_task  # noqa: F401
+    """The teacher's family class, the one its `task.json` names in the families' table; imports
+    it (TensorFlow) only with --teacher, so `albert-tf distill --help` alone answers at once."""
     from albert_tf.finetune.distillation.distillation import teacher_family
 
     return teacher_family(teacher_dir)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-import albert_tf.finetune.classification.classification_task  # noqa: F401  (registers the family)
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from tests.conftest import SHARED_DATA
 from tests.finetune.conftest import finished_run, write_lines

@@ -7,7 +7,6 @@ import pathlib
 
 import pytest
 
-import albert_tf.finetune.multiple_choice.multiple_choice_task  # noqa: F401  (registers the family)
 from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
 from tests.finetune.conftest import finished_run
 

@@ -10,7 +10,6 @@ import pathlib
 
 import pytest
 
-import albert_tf.finetune.span_qa.squad_task  # noqa: F401  (registers the family)
 from albert_tf.finetune.span_qa.squad_config import SquadConfig
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from tests.conftest import SHARED_DATA

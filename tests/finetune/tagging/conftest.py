@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-import albert_tf.finetune.tagging.tagging_task  # noqa: F401  (registers the family)
 from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 from tests.finetune.conftest import finished_run, write_lines
 
