@@ -7,7 +7,8 @@ each as written, on tiny slices of the data (tests/doc_data.py), with the flags 
 tiny presets. A cap keeps the doc's value where it is smaller (`min(doc's value or the
 default, cap)`), so that commands that must agree (records and the pretraining that reads
 them) still agree; a preset `--albert_config_file` becomes the tiny preset. `SIZE_FLAGS` is
-the table; every command line shows, as run, in the test's report.
+the table; every command line shows, as run, in the test's report. `ENVIRONMENT` turns off a
+speed-only form that tiny runs pay for and never use.
 """
 
 from __future__ import annotations
@@ -79,6 +80,11 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
     "benchmarks/bench_squad.py": {"rounds": Cap(1)},
     "benchmarks/classic_baselines.py": {"max_train_examples": Cap(200, zero_is_all=True)},
 }
+
+# Set in every block's environment. The fused kernels (albert_tf/runtime/fused_kernels.py) pay an
+# XLA compilation per shape that a run of a few steps never earns back (3 CPU seconds of a
+# 15-second fine-tuning); they change no output (tests/runtime/test_fused_kernels.py).
+ENVIRONMENT = {"ALBERT_TF_FUSED_KERNELS": "off"}
 
 # Flags whose values are paths a command reads (comma-separated where the flag takes several).
 INPUT_FLAGS = (

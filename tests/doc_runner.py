@@ -33,7 +33,7 @@ import time
 
 from tests import commands
 from tests.doc_blocks import Block
-from tests.doc_overrides import input_paths, with_size_flags
+from tests.doc_overrides import ENVIRONMENT, input_paths, with_size_flags
 
 REPO_ROOT = pathlib.Path(__file__).resolve().parents[1]
 # What the docs' commands read from the repository root; `data/` is copied instead, so that
@@ -177,6 +177,7 @@ class _DocShell:
         reply_read, reply_write = os.pipe()
         env = {
             **os.environ,
+            **ENVIRONMENT,
             "PYTHONPATH": str(REPO_ROOT),  # As the command server's (tests/commands.py).
             # `albert-tf` run as a program (`xargs albert-tf`): this interpreter's console script.
             "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ.get('PATH', '')}",
