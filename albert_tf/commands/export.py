@@ -1,6 +1,6 @@
 r"""Exports a trained ALBERT in a serving or sharing format, chosen with --format.
 
-Formats (the table is albert_tf/export/formats.py; `--format`'s help lists them):
+Formats (the table is albert_tf/export_formats.py; `--format`'s help lists them):
   saved_model (default)  one SavedModel with the signatures serving_default, encode_text,
                          encode_text_pair and, from a training checkpoint (or a pretrainer
                          `.keras`), fill_mask, plus a Keras bundle; of a fine-tuning run, its
@@ -47,7 +47,7 @@ from absl import flags
 
 from albert_tf import cli
 from albert_tf.config_flags import config_from_flags, define_flags
-from albert_tf.export.formats import (
+from albert_tf.export_formats import (
     ExportOptions,
     ExportRequest,
     format_help,

@@ -1,7 +1,7 @@
 r"""Exports an encoder or a fine-tuned model as LiteRT (TFLite) files for on-device use.
 
 `albert-tf export --format=litert` under its former flag names (--source, --output_dir): the
-`litert` entry of albert_tf/export/formats.py, with the same --seq_length, --batch_sizes,
+`litert` entry of albert_tf/export_formats.py, with the same --seq_length, --batch_sizes,
 --quantizations and --inputs.
 
 Variants: ids in (builtin ops only) and text in (SentencePiece + packing inside; the texts must
@@ -21,7 +21,7 @@ from absl import flags
 
 from albert_tf import cli
 from albert_tf.config_flags import config_from_flags, define_flags
-from albert_tf.export.formats import ExportOptions, ExportRequest, format_named
+from albert_tf.export_formats import ExportOptions, ExportRequest, format_named
 from albert_tf.runtime.runtime import RuntimeOptions
 
 flags.DEFINE_string(

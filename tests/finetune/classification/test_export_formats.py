@@ -1,5 +1,5 @@
 """`albert-tf export --format=NAME` of a fine-tuning run, for every format of the table
-(albert_tf/export/formats.py): each writes its main file; the TF Hub pair holds the run's
+(albert_tf/export_formats.py): each writes its main file; the TF Hub pair holds the run's
 encoder and tokenizer; keras_hub writes what `albert-tf convert --to=keras_hub` writes."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the SentencePiece ops of the SavedModels)
 
-from albert_tf.export.formats import format_names
+from albert_tf.export_formats import format_names
 from tests import commands
 from tests.commands import command_line
 

@@ -5,7 +5,10 @@ Each entry of `FORMATS` is an `ExportFormat`: its name, a one-line description (
 `ExportRequest` from its flags and calls the chosen entry; `albert-tf export-litert` is the
 `litert` entry under its former flag names. This module imports no TensorFlow: the command
 offers the names and help before anything loads, and each entry imports its exporter when it
-runs.
+runs. It is a top-level module, not part of `albert_tf.export`, because the entries reach
+above that package: keras_hub is `albert_tf.convert`'s writer, and the task-model sources are
+read by `albert_tf.finetune` (both of which import `albert_tf.export`); only the commands
+import it.
 
 Example:
     >>> [entry.name for entry in FORMATS]
