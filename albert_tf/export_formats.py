@@ -108,6 +108,7 @@ class Format:
     exporter: Callable[[ExportRequest], str]
 
     def export(self, request: ExportRequest) -> str:
+        """Writes `request.export_dir` with `exporter`; returns its path."""
         return self.exporter(request)
 
 
