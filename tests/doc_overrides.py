@@ -73,6 +73,7 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
         "downstream_max_train_examples": Cap(64),
     },
     "analyze-layers": {"num_records": Cap(16)},
+    "export": {"quantizations": FirstItem(), "inputs": FirstItem()},  # --format=litert, onnx
     "export-litert": {"seq_length": Cap(64), "quantizations": FirstItem(), "inputs": FirstItem()},
     "quickstart": {"num_train_steps": Cap(2), "dupe_factor": Cap(1)},
     # Python scripts, by their path from the repository root: their measuring loops.

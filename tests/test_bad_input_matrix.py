@@ -244,6 +244,24 @@ ROWS: list[Row] = [
             "onnx: output path that is a file": ({"export_dir": "{a_file}"}, "{a_file}"),
         },
     ),
+    *_rows_of(  # The other formats of the table read their sources as onnx or convert do.
+        "export",
+        {"checkpoint": "{encoder}", "export_dir": "{out}"},
+        {
+            "litert: missing file": (
+                {"format": "litert", "checkpoint": "{missing}.keras"},
+                "{missing}.keras",
+            ),
+            "litert: batch size that is not a number": (
+                {"format": "litert", "batch_sizes": "1,eight"},
+                "--batch_sizes",
+            ),
+            "keras_hub: missing file": (
+                {"format": "keras_hub", "checkpoint": "{missing}.keras"},
+                "{missing}.keras",
+            ),
+        },
+    ),
     *_rows_of(
         "convert",
         {"from": "albert_tf", "to": "hf", "input": "{encoder}", "output": "{out}"},

@@ -1,5 +1,9 @@
 r"""Exports an encoder or a fine-tuned model as LiteRT (TFLite) files for on-device use.
 
+`albert-tf export --format=litert` under its former flag names (--source, --output_dir): the
+`litert` entry of albert_tf/export_formats.py, with the same --seq_length, --batch_sizes,
+--quantizations and --inputs.
+
 Variants: ids in (builtin ops only) and text in (SentencePiece + packing inside; the texts must
 be normalized first, see docs/litert.md), float32 / float16 / int8 dynamic-range,
 fixed --seq_length and each of --batch_sizes. See albert_tf/export/litert_export.py.
@@ -13,15 +17,12 @@ Example:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from absl import flags
 
 from albert_tf import cli
-from albert_tf.errors import UserError
-
-if TYPE_CHECKING:
-    from albert_tf.export.litert_export import LiteRtSource
+from albert_tf.config_flags import config_from_flags, define_flags
+from albert_tf.export_formats import ExportOptions, ExportRequest, format_named
+from albert_tf.runtime.runtime import RuntimeOptions
 
 flags.DEFINE_string(
     "source",
@@ -33,46 +34,24 @@ flags.DEFINE_string(
 flags.DEFINE_string("output_dir", None, "Directory to create (.tflite files + litert.json).")
 flags.DEFINE_string("spm_model_file", None, "SentencePiece model, when the source has none.")
 flags.DEFINE_string("albert_config_file", None, "albert_config.json for a training checkpoint.")
-flags.DEFINE_integer("seq_length", None, "Fixed sequence length (default: fine-tuning's, or 128).")
-flags.DEFINE_list("batch_sizes", ["1"], "Fixed batch sizes, one file each.")
-flags.DEFINE_list("quantizations", ["float32", "float16", "int8"], "Weight formats.")
-flags.DEFINE_list("inputs", ["ids", "text"], "Input variants: ids, text.")
+define_flags(ExportOptions, skip=("top_k",))  # --seq_length, --batch_sizes, ... as export's.
 flags.DEFINE_bool("overwrite", False, "Replace an existing --output_dir.")
 flags.mark_flags_as_required(["source", "output_dir"])
 
 
-def load_source(source: str, spm_model_file: str | None, albert_config: str | None) -> LiteRtSource:
-    """A finished fine-tuning run's (or converted) task model, or the encoder anything else
-    holds (`load_export_source`)."""
-    from albert_tf.export.litert_export import litert_source
-    from albert_tf.finetune.export_sources import load_export_source
-
-    return litert_source(load_export_source(source, spm_model_file, albert_config))
-
-
 def main(argv: list[str]) -> None:
     del argv
-    from albert_tf.export.litert_export import export_litert
-
     values = flags.FLAGS
-    try:
-        batch_sizes = [int(value) for value in values.batch_sizes]
-    except ValueError as error:
-        raise UserError(str(error), where="--batch_sizes", fix="pass integers, e.g. 1,8") from None
-    try:
-        source = load_source(values.source, values.spm_model_file, values.albert_config_file)
-    except (FileNotFoundError, ValueError) as error:
-        raise UserError(str(error), where="--source") from None
-    output_dir = export_litert(
-        values.output_dir,
-        source,
-        seq_length=values.seq_length,
-        batch_sizes=batch_sizes,
-        quantizations=values.quantizations,
-        inputs=values.inputs,
+    request = ExportRequest(
+        checkpoint=values.source,
+        export_dir=values.output_dir,
+        runtime=RuntimeOptions(),  # LiteRT files have no serving forms.
+        albert_config_file=values.albert_config_file,
+        spm_model_file=values.spm_model_file,
         overwrite=values.overwrite,
+        options=config_from_flags(ExportOptions, values),
     )
-    print(f"Exported {output_dir}")
+    print(f"Exported {format_named('litert').export(request)}")
 
 
 def run() -> None:
