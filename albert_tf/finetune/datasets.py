@@ -77,7 +77,7 @@ def bucket_by_length(dataset: tf.data.Dataset, batch_size: int, width: int) -> t
     cutting each batch to its longest keeps the shapes few and static (one XLA compilation per
     bucket) while the encoder stops spending most of its time on padding. An example's length
     is its longest row of `input_mask` (of all its options); labels shaped like `input_mask`
-    (one per position) are cut with the features.
+    (one per position) are cut with the features; sample weights (a third element) pass.
     """
     has_labels = isinstance(dataset.element_spec, tuple)
     features_spec = dataset.element_spec[0] if has_labels else dataset.element_spec
@@ -88,7 +88,7 @@ def bucket_by_length(dataset: tf.data.Dataset, batch_size: int, width: int) -> t
     def length(*element):  # (features,) or (features, labels)
         return _longest(element[0]["input_mask"])
 
-    def cut(*element):
+    def cut(*element):  # (features,), (features, labels) or (features, labels, weights)
         features = element[0]
         mask = features["input_mask"]
         longest = tf.maximum(_longest(mask), 1)  # An empty batch keeps one position.
@@ -97,7 +97,7 @@ def bucket_by_length(dataset: tf.data.Dataset, batch_size: int, width: int) -> t
         if not has_labels:
             return features
         labels = element[1][..., :bound] if cut_labels else element[1]
-        return features, labels
+        return (features, labels, *element[2:])
 
     boundaries = list(range(width + 1, seq_length + 1, width))
     dataset = dataset.bucket_by_sequence_length(
