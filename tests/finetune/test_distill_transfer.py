@@ -81,8 +81,10 @@ def test_tagging_transfer_set_ignores_every_position(tmp_path, tiny_model_file):
     transfer = with_unlabeled(TrainingData(windows, count), unlabeled, aligner)
     elements = list(transfer.examples.as_numpy_iterator())
     assert transfer.count == count + 1 and len(elements) == count + 1
-    _, labels, weight = elements[-1]
-    assert weight == 0 and set(labels.tolist()) == {IGNORE_LABEL}
+    _, labels, weights = elements[-1]  # One weight per position, as the labels.
+    assert weights.shape == labels.shape and not weights.any()
+    assert set(labels.tolist()) == {IGNORE_LABEL}
+    assert elements[0][2].shape == labels.shape and elements[0][2].all()
 
 
 def test_label_loss_skips_weight_zero_examples():

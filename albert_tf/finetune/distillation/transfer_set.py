@@ -2,9 +2,10 @@
 
 A student learns from the teacher's outputs on every example it trains on, so text of the
 task's domain without labels is more to learn from (`--unlabeled_file`). Its examples carry
-only the teacher's targets: each training element gets a sample weight, 1 for the task's
-labeled examples and 0 for the unlabeled ones, which `LabelWeightedDistiller` applies to the
-label loss (and the training metrics); the teacher's term covers them all.
+only the teacher's targets: each training element gets sample weights (shaped like its
+labels), 1 for the task's labeled examples and 0 for the unlabeled ones, which
+`LabelWeightedDistiller` applies to the label loss (and the training metrics); the teacher's
+term covers them all.
 
 The file is plain UTF-8 text, one example per line (blank lines skipped):
 
@@ -40,7 +41,8 @@ if TYPE_CHECKING:
     from albert_tf.finetune.task_family import TrainingData
 
 UNLABELED_FLAG = "--unlabeled_file"
-# What the reports call the unlabeled part of the transfer set.
+# What the reports call the unlabeled part of the transfer set (its training elements: for
+# tagging, windows of the encoder's length, as `train_examples` counts them).
 UNLABELED_COUNT = "train_unlabeled_examples"
 FAMILIES = ("classification", "tagging")
 
@@ -137,11 +139,13 @@ def with_unlabeled(data: TrainingData, unlabeled: UnlabeledTexts, featurizer) ->
 
 
 def _weighted(weight: float):
-    """`(features, labels)` -> `(features, labels, weight)`, for `Dataset.map`."""
+    """`(features, labels)` -> `(features, labels, weights)`, for `Dataset.map`: `weight` in
+    the labels' shape (one per example, or per position for tagging, as Keras's losses
+    take it)."""
     import tensorflow as tf
 
     def add_weight(features, labels):
-        return features, labels, tf.constant(weight, tf.float32)
+        return features, labels, tf.fill(tf.shape(labels), tf.constant(weight, tf.float32))
 
     return add_weight
 
