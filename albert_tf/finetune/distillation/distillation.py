@@ -206,6 +206,7 @@ class Distillation:
         values = {
             **dataclasses.asdict(self.config),
             "teacher": os.path.abspath(self.teacher_dir),
+            "unlabeled_file": os.path.abspath(self.unlabeled.path) if self.unlabeled else "",
             "teacher_shape": describe(self.teacher.encoder.config),
             "student_shape": describe(student.encoder.config),
             "teacher_parameters": self.teacher.count_params(),
