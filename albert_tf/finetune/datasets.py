@@ -77,7 +77,8 @@ def bucket_by_length(dataset: tf.data.Dataset, batch_size: int, width: int) -> t
     cutting each batch to its longest keeps the shapes few and static (one XLA compilation per
     bucket) while the encoder stops spending most of its time on padding. An example's length
     is its longest row of `input_mask` (of all its options); labels shaped like `input_mask`
-    (one per position) are cut with the features.
+    (one per position) are cut with the features, and so are sample weights (a third element)
+    shaped like them.
     """
     has_labels = isinstance(dataset.element_spec, tuple)
     features_spec = dataset.element_spec[0] if has_labels else dataset.element_spec
@@ -88,7 +89,7 @@ def bucket_by_length(dataset: tf.data.Dataset, batch_size: int, width: int) -> t
     def length(*element):  # (features,) or (features, labels)
         return _longest(element[0]["input_mask"])
 
-    def cut(*element):
+    def cut(*element):  # (features,), (features, labels) or (features, labels, weights)
         features = element[0]
         mask = features["input_mask"]
         longest = tf.maximum(_longest(mask), 1)  # An empty batch keeps one position.
@@ -96,8 +97,9 @@ def bucket_by_length(dataset: tf.data.Dataset, batch_size: int, width: int) -> t
         features = {name: value[..., :bound] for name, value in features.items()}
         if not has_labels:
             return features
-        labels = element[1][..., :bound] if cut_labels else element[1]
-        return features, labels
+        # Labels and sample weights shaped like `input_mask` (one per position) are cut too.
+        rest = [value[..., :bound] if cut_labels else value for value in element[1:]]
+        return (features, *rest)
 
     boundaries = list(range(width + 1, seq_length + 1, width))
     dataset = dataset.bucket_by_sequence_length(

@@ -135,9 +135,7 @@ def _run(
     run = FinetuneRun(config, output_dir, strategy, info, inputs, featurizer, model, task.name)
     results: dict[str, Any] = {}
     if config.do_train:
-        with strategy.scope():
-            trainer = distillation.trainer(model, task, info) if distillation else None
-        results.update(_train(task, run, trainer))
+        results.update(_train(task, run, distillation))
     scores = _evaluate(task, run) if task.evaluates() else {}
     results.update(scores)
     if config.do_train:  # A new run: its settings and what it reported, for TensorBoard.
@@ -215,11 +213,16 @@ def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:
 
 
 def _train(
-    task: FinetuneTask, run: FinetuneRun, trainer: keras.Model | None = None
+    task: FinetuneTask, run: FinetuneRun, distillation: Distillation | None = None
 ) -> dict[str, Any]:
-    """Fits `run.model` (through `trainer`, e.g. a `Distiller` of it, when given)."""
+    """Fits `run.model` (with `distillation`: on its transfer set, through its `Distiller`)."""
     config = run.config
     data = task.training_data(run)
+    trainer = None
+    if distillation is not None:
+        data = distillation.transfer_set(data, run.featurizer)
+        with run.strategy.scope():
+            trainer = distillation.trainer(run.model, task, run.info)
     # A fresh head starts at the prior (a resumed fit restores its backup over it); a
     # distilled student keeps its teacher's.
     if data.label_counts is not None and trainer is None:

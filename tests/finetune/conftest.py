@@ -122,3 +122,39 @@ def same_task(student_dir: str, teacher_dir: str) -> bool:
         (student / name).read_bytes() == (teacher / name).read_bytes()
         for name in ("task.json", "spm.model")
     )
+
+
+@pytest.fixture(scope="session")
+def untrained_teacher(tmp_path_factory, tiny_config, tiny_model_file) -> str:
+    """An untrained 2-layer SST-2 classifier saved as a finished run (`model.keras`,
+    `task.json`, `spm.model`; no `finetune_config.json`: a student passes the data flags)."""
+    import json
+    import shutil
+
+    from albert_tf.models.classifier import AlbertClassifier
+    from albert_tf.models.encoder import AlbertEncoder
+
+    directory = tmp_path_factory.mktemp("teacher")
+    AlbertClassifier(AlbertEncoder(tiny_config), 2).save(directory / "model.keras")
+    shutil.copy(tiny_model_file, directory / "spm.model")
+    task = dict(
+        family="classification",
+        task="sst-2",
+        max_seq_length=16,
+        do_lower_case=True,
+        problem="classification",
+        labels=["0", "1"],
+        metrics=["accuracy"],
+        is_pair=False,
+    )
+    (directory / "task.json").write_text(json.dumps(task))
+    return str(directory)
+
+
+@pytest.fixture(scope="session")
+def tiny_sst2_dir(tmp_path_factory) -> str:
+    """Eight SST-2-shaped training sentences (`train.tsv`, header `sentence<TAB>label`)."""
+    directory = tmp_path_factory.mktemp("tiny_sst2")
+    rows = [f"good film {i}\t1" for i in range(4)] + [f"bad film {i}\t0" for i in range(4)]
+    write_lines(directory / "train.tsv", ["sentence\tlabel", *rows])
+    return str(directory)

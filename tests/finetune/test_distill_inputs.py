@@ -1,6 +1,7 @@
 """`albert-tf distill` refuses bad input with one `error:` line before anything is written: a
 teacher that is not a finished run, a student no smaller than the teacher, a family it cannot
-distill. The teachers are saved untrained task models (`model.keras` + `task.json`)."""
+distill, an unlabeled file that is missing, empty or of the wrong layout. The teacher is a
+saved untrained task model (`untrained_teacher`)."""
 
 from __future__ import annotations
 
@@ -12,51 +13,49 @@ import pytest
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.distillation.students import student_config
-from albert_tf.models.classifier import AlbertClassifier
-from albert_tf.models.encoder import AlbertEncoder
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
 
 
-@pytest.fixture(scope="module")
-def teacher_dir(tmp_path_factory, tiny_config, tiny_model_file) -> str:
-    """An untrained 2-layer classifier saved as a finished classification run."""
-    directory = tmp_path_factory.mktemp("teacher")
-    AlbertClassifier(AlbertEncoder(tiny_config), 2).save(directory / "model.keras")
-    shutil.copy(tiny_model_file, directory / "spm.model")
-    task = dict(
-        family="classification",
-        task="sst-2",
-        max_seq_length=16,
-        do_lower_case=True,
-        problem="classification",
-        labels=["0", "1"],
-        metrics=["accuracy"],
-        is_pair=False,
-    )
-    (directory / "task.json").write_text(json.dumps(task))
-    return str(directory)
-
-
-def _span_qa_teacher(teacher_dir: str, directory: str) -> str:
-    """`teacher_dir` relabelled as a span QA run (its family is all that is read first)."""
+def _relabelled(teacher_dir: str, directory: str, **task: object) -> str:
+    """A copy of `teacher_dir` whose `task.json` says `task` (its family is read first)."""
     shutil.copytree(teacher_dir, directory)
     path = os.path.join(directory, "task.json")
-    task = json.load(open(path))
-    json.dump({**task, "family": "span_qa"}, open(path, "w"))
+    with open(path, encoding="utf-8") as handle:
+        values = json.load(handle)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump({**values, **task}, handle)
     return directory
 
 
-@pytest.mark.slow  # Over 5 s: three command lines (the first starts the command server).
-def test_bad_teachers_and_students_fail_before_any_write(teacher_dir, tmp_path):
+@pytest.mark.slow  # Over 5 s: eight command lines (the first starts the command server).
+def test_bad_input_fails_with_one_line_before_any_write(untrained_teacher, tiny_sst2_dir, tmp_path):
     (tmp_path / "empty").mkdir()
+    (tmp_path / "blank.txt").write_text("\n  \n")
+    (tmp_path / "pairs.txt").write_text("a good film\tand a second text\nno tab here\n")
+    teacher = [f"--teacher={untrained_teacher}", "--student_layers=1"]
+    data = [f"--data_dir={tiny_sst2_dir}", "--max_seq_length=16"]
+    pair_teacher = _relabelled(untrained_teacher, str(tmp_path / "mrpc"), is_pair=True)
     cases = {
         "not a finished fine-tuning run": [f"--teacher={tmp_path / 'empty'}", "--student_layers=1"],
-        "larger than the teacher": [f"--teacher={teacher_dir}", "--student_layers=3"],
+        "larger than the teacher": [f"--teacher={untrained_teacher}", "--student_layers=3"],
+        "the same shape as the teacher": [f"--teacher={untrained_teacher}"],
         "span_qa task family cannot be distilled": [
-            f"--teacher={_span_qa_teacher(teacher_dir, str(tmp_path / 'squad'))}",
+            f"--teacher={_relabelled(untrained_teacher, str(tmp_path / 'sq'), family='span_qa')}",
             "--student_layers=1",
+        ],
+        "missing.txt": [*teacher, *data, f"--unlabeled_file={tmp_path / 'missing.txt'}"],
+        "the unlabeled file holds no text": [
+            *teacher,
+            *data,
+            f"--unlabeled_file={tmp_path / 'blank.txt'}",
+        ],
+        "pairs.txt:2": [
+            f"--teacher={pair_teacher}",
+            "--student_layers=1",
+            *data,
+            f"--unlabeled_file={tmp_path / 'pairs.txt'}",
         ],
     }
     for message, flags in cases.items():
@@ -68,10 +67,10 @@ def test_bad_teachers_and_students_fail_before_any_write(teacher_dir, tmp_path):
             env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
             timeout=120,
         )
-        assert result.returncode == 2, result.stderr[-2000:]
+        assert result.returncode == 2, (message, result.stderr[-2000:])
         errors = [line for line in result.stderr.splitlines() if line.startswith("error:")]
-        assert len(errors) == 1 and message in errors[0], result.stderr[-2000:]
-        assert not output_dir.exists()
+        assert len(errors) == 1 and message in errors[0], (message, result.stderr[-2000:])
+        assert not output_dir.exists(), message
 
 
 def test_student_config_must_be_smaller(tiny_config):

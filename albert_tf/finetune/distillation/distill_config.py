@@ -32,6 +32,13 @@ class DistillConfig:
     label_weight: float = option(
         0.5, "Weight of the task's labels in the loss (0..1); the teacher's outputs get the rest."
     )
+    unlabeled_file: str = option(
+        "",
+        "Unlabeled text of the task's domain added to the transfer set, one example per line "
+        "(classification: a text, or text_a<TAB>text_b for a pair task; tagging: a sentence, "
+        "split into words at whitespace): the student learns the teacher's outputs on it, "
+        "without a label loss.",
+    )
     hidden_weight: float = option(
         0.0,
         "Weight of the hidden states the teacher's head reads (pooled output, or every "

@@ -7,13 +7,16 @@ checks, lock, resumable training, evaluation and exports. Only two steps differ:
 * build: the student's encoder is the teacher's made smaller (`students`: the shared block
   applied fewer times, or a smaller shape), initialized from the teacher, and the family's
   head on it takes the teacher's head;
-* train: Keras's `keras.distillation.Distiller` fits it on the family's training data with
-  the family's label loss (weight `label_weight`) plus what the family distills
-  (`FinetuneTask.distillation_loss`: the teacher's logits at `temperature`) and, optionally,
-  the hidden states its head reads (`hidden_weight`, mean squared error).
+* train: Keras's `keras.distillation.Distiller` fits it on the transfer set (the family's
+  training data, plus `unlabeled_file`'s text without labels: `transfer_set`) with the
+  family's label loss (weight `label_weight`; 0 on the unlabeled examples) plus what the
+  family distills (`FinetuneTask.distillation_loss`: the teacher's logits at `temperature`)
+  and, optionally, the hidden states its head reads (`hidden_weight`, mean squared error).
 
-Every check (a finished run of a family that distills, a smaller student) runs in `check`,
-before the output directory is touched. `distillation.json` records the settings and shapes.
+Every check (a finished run of a family that distills, a smaller student, a readable
+unlabeled file) runs in `check`, before the output directory is touched. `distillation.json`
+records the settings and shapes. A killed run resumes as every fine-tuning run does (the
+driver's `backup/`): the same command line continues the `Distiller`'s fit where it stopped.
 
 Illustration (not run):
     distillation = Distillation(DistillConfig(teacher="/tmp/sst2", student_layers=2))
@@ -24,6 +27,7 @@ Illustration (not run):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import zipfile
@@ -47,7 +51,18 @@ from albert_tf.finetune.distillation.students import (
     initialize_from_teacher,
     student_config,
 )
-from albert_tf.finetune.task_family import FinetuneTask, TaskInfo, TaskInputs, family_of_run
+from albert_tf.finetune.distillation.transfer_set import (
+    UnlabeledTexts,
+    read_unlabeled,
+    with_unlabeled,
+)
+from albert_tf.finetune.task_family import (
+    FinetuneTask,
+    TaskInfo,
+    TaskInputs,
+    TrainingData,
+    family_of_run,
+)
 from albert_tf.models.encoder import AlbertEncoder
 
 DISTILLATION_FILE = "distillation.json"
@@ -108,6 +123,7 @@ class Distillation:
         self.config = config
         self.teacher_dir = config.teacher
         self.teacher: keras.Model | None = None
+        self.unlabeled: UnlabeledTexts | None = None  # Read by `check`.
 
     def student_config(self) -> AlbertConfig:
         """The student encoder's config (a `UserError` if it is not smaller)."""
@@ -116,7 +132,8 @@ class Distillation:
 
     def check(self, task: FinetuneTask, output_dir: str) -> None:
         """Every check that needs no model: a teacher of `task`'s family, a smaller student,
-        hidden states of one width, and an output that is not the teacher."""
+        hidden states of one width, an output that is not the teacher, and the unlabeled
+        file (read here, once)."""
         family = teacher_family(self.teacher_dir)
         if family.name != task.name:
             raise UserError(
@@ -135,6 +152,9 @@ class Distillation:
                 where="--hidden_weight",
                 fix="leave it out, or keep the teacher's hidden_size",
             )
+        if self.config.unlabeled_file:
+            is_pair = bool(read_task_file(self.teacher_dir).get("is_pair", False))
+            self.unlabeled = read_unlabeled(self.config.unlabeled_file, family.name, is_pair)
 
     def build(
         self, task: FinetuneTask, inputs: TaskInputs, precision: str
@@ -148,6 +168,13 @@ class Distillation:
         student = task.build_model(encoder, info, precision)
         initialize_from_teacher(student, self.teacher)
         return info, student, run_spm_file(self.teacher_dir)
+
+    def transfer_set(self, data: TrainingData, featurizer: Any) -> TrainingData:
+        """What the student trains on: the family's training `data`, plus the unlabeled
+        file's examples (label weight 0) when one was given."""
+        if self.unlabeled is None:
+            return data
+        return with_unlabeled(data, self.unlabeled, featurizer)
 
     def trainer(self, student: keras.Model, task: FinetuneTask, info: TaskInfo) -> keras.Model:
         """Keras's `Distiller` of the student: the family's loss on the teacher's outputs and,
@@ -166,7 +193,7 @@ class Distillation:
                 )
             )
             weights.append(config.hidden_weight)
-        return keras.distillation.Distiller(
+        return LabelWeightedDistiller(
             self.teacher,
             student,
             losses,
@@ -179,9 +206,33 @@ class Distillation:
         values = {
             **dataclasses.asdict(self.config),
             "teacher": os.path.abspath(self.teacher_dir),
+            "unlabeled_file": os.path.abspath(self.unlabeled.path) if self.unlabeled else "",
             "teacher_shape": describe(self.teacher.encoder.config),
             "student_shape": describe(student.encoder.config),
             "teacher_parameters": self.teacher.count_params(),
             "student_parameters": student.count_params(),
+            "unlabeled_examples": len(self.unlabeled) if self.unlabeled else 0,
         }
         atomic_write_text(os.path.join(output_dir, DISTILLATION_FILE), json.dumps(values, indent=2))
+
+
+class LabelWeightedDistiller(keras.distillation.Distiller):
+    """Keras's `Distiller` whose label loss takes the batch's sample weights.
+
+    Keras 3.15.1's `Distiller.compute_loss` leaves `sample_weight` unused; the transfer set's
+    unlabeled examples carry weight 0 (`transfer_set`), so their placeholder labels must not
+    count. The teacher's terms stay unweighted: they cover every example. Without sample
+    weights it is Keras's `Distiller` unchanged.
+    """
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        if sample_weight is None:
+            return super().compute_loss(x, y, y_pred, None, training)
+        label_losses = self._student_loss  # Set by `compile`: the family's loss(es).
+        self._student_loss = keras.tree.map_structure(
+            lambda loss: functools.partial(loss, sample_weight=sample_weight), label_losses
+        )
+        try:
+            return super().compute_loss(x, y, y_pred, sample_weight, training)
+        finally:
+            self._student_loss = label_losses
