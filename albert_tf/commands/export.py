@@ -177,7 +177,7 @@ def export_task_saved_model(values) -> bool:
     from albert_tf.finetune.driver import export_finished_run
 
     runtime = config_from_flags(RuntimeOptions).resolve()
-    export_finished_run(values.checkpoint, values.export_dir, values.overwrite, runtime)
+    export_finished_run(values.checkpoint, values.export_dir, values.overwrite, runtime=runtime)
     return True
 
 

@@ -186,7 +186,8 @@ def export_saved_model(
     do_lower_case: bool = True,
     top_k: int = 5,
     overwrite: bool = False,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
 ) -> str:
     """Exports the SavedModel and the Keras bundle into `export_dir` (see the module docstring).
 
@@ -200,8 +201,7 @@ def export_saved_model(
         do_lower_case: lowercase while normalizing, as in training.
         top_k: candidates per `[MASK]` in `fill_mask`.
         overwrite: replace an existing `export_dir` (only once the new export is complete).
-        runtime: its `compiled_serving` compiles one-text calls (default: the plain
-            reference).
+        runtime: its `compiled_serving` compiles one-text calls (`Runtime.plain()`: none).
 
     Returns:
         `export_dir`.
@@ -217,7 +217,7 @@ def export_saved_model(
             do_lower_case,
             top_k,
             overwrite,
-            runtime or Runtime.plain(),
+            runtime,
         )
 
 
