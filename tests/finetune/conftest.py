@@ -56,7 +56,8 @@ def tiny_run_settings(tiny_config_file, tiny_model_file) -> Callable[..., dict[s
 
 
 def finished_run(tmp_path_factory, config, name: str) -> tuple[str, dict[str, Any]]:
-    """`run_finetuning(config)` in a new directory named after `name`: (output_dir, results)."""
+    """`run_finetuning(config)` in a new directory named after `name`, in this machine's forms
+    (`Runtime.for_machine()`, as the commands run): (output_dir, results)."""
     from albert_tf.finetune.driver import run_finetuning
 
     output_dir = str(tmp_path_factory.mktemp(name))
