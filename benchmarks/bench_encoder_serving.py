@@ -34,6 +34,7 @@ from absl import app, flags
 from albert_tf.config import AlbertConfig
 from albert_tf.export.saved_model import export_saved_model
 from albert_tf.models import AlbertEncoder
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization import train_sentencepiece
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -139,7 +140,11 @@ def main(argv: list[str]) -> None:
         config = AlbertConfig.preset(values.preset, **overrides)
         encoder = AlbertEncoder(config)
         export_dir = export_saved_model(
-            os.path.join(scratch, "export"), encoder, spm_model_file, seq_length=values.seq_length
+            os.path.join(scratch, "export"),
+            encoder,
+            spm_model_file,
+            seq_length=values.seq_length,
+            runtime=Runtime.plain(),
         )
         rows = run_benchmark(
             encoder,

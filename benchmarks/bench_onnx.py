@@ -105,7 +105,9 @@ def build(workdir: str, args) -> dict[str, str]:
         seq_length=args.seq_length,
     )
     # OpenVINO reads the plain form (the compiled one-text form is an XLA function call).
-    plain = export_finished_run(converted, os.path.join(workdir, "saved_model_plain"))
+    plain = export_finished_run(
+        converted, os.path.join(workdir, "saved_model_plain"), runtime=Runtime.plain()
+    )
     runtime = Runtime.for_machine()  # TF Serving's: what `albert-tf export` writes here.
     for form, choice in runtime.describe()["forms"].items():
         print(f"runtime: {form} {'on' if choice['on'] else 'off'} ({choice['reason']})")

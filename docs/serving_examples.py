@@ -39,6 +39,7 @@ from albert_tf.models import (
     AlbertSpanQA,
     AlbertTokenClassifier,
 )
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization import AlbertTokenizer, train_sentencepiece
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
@@ -108,7 +109,12 @@ def main() -> None:
 
     pretrained = os.path.join(root, "pretrained")
     export_saved_model(
-        pretrained, AlbertPretrainer(_encoder()), spm, seq_length=SEQ_LENGTH, top_k=3
+        pretrained,
+        AlbertPretrainer(_encoder()),
+        spm,
+        seq_length=SEQ_LENGTH,
+        top_k=3,
+        runtime=Runtime.plain(),
     )
     print("### Pretraining export (`scripts/export_saved_model.py`)\n")
     _example(pretrained, "encode_text", [{"text_a": A}])
@@ -119,14 +125,18 @@ def main() -> None:
     classifier = os.path.join(root, "classifier")
     features = AlbertTextFeatures(spm, SEQ_LENGTH)
     model = AlbertClassifier(_encoder(), num_outputs=2)
-    export_classifier(classifier, model, features, labels=("negative", "positive"))
+    export_classifier(
+        classifier, model, features, labels=("negative", "positive"), runtime=Runtime.plain()
+    )
     print("### Classification (`run_classifier.py --export_saved_model`)\n")
     _example(classifier, "classify_text", [{"text_a": "a gorgeous, witty film"}])
     _example(classifier, "serving_default", [ids])
 
     choice = os.path.join(root, "choice")
     choice_features = ChoiceFeatures(spm, 32, max_qa_length=16)
-    export_multiple_choice(choice, AlbertMultipleChoice(_encoder()), choice_features)
+    export_multiple_choice(
+        choice, AlbertMultipleChoice(_encoder()), choice_features, runtime=Runtime.plain()
+    )
     print("### Multiple choice (`run_multiple_choice.py --export_saved_model`)\n")
     question = {"context": A, "question": "Where did Ann fly to?", "options": ["Tokyo", "Rome"]}
     _example(choice, "choose", [question])
@@ -134,14 +144,20 @@ def main() -> None:
 
     squad = os.path.join(root, "squad")
     featurizer = SquadFeaturizer(tokenizer, max_seq_length=48, doc_stride=16, max_query_length=8)
-    export_span_qa(squad, AlbertSpanQA(_encoder()), featurizer)
+    export_span_qa(squad, AlbertSpanQA(_encoder()), featurizer, runtime=Runtime.plain())
     print("### Span QA (`run_squad.py --export_saved_model`)\n")
     _example(squad, "answer", [{"question": "Where did Ann fly to?", "context": A}])
 
     tagger = os.path.join(root, "tagger")
     labels = ("O", "B-LOC", "I-LOC", "B-PER", "I-PER")
     aligner = WordPieceAligner(AlbertTextTokenizer(proto=spm), SEQ_LENGTH)
-    export_tagger(tagger, AlbertTokenClassifier(_encoder(), len(labels)), aligner, labels)
+    export_tagger(
+        tagger,
+        AlbertTokenClassifier(_encoder(), len(labels)),
+        aligner,
+        labels,
+        runtime=Runtime.plain(),
+    )
     print("### Tagging (`run_tagging.py --export_saved_model`)\n")
     _example(tagger, "tag", [{"text": "Ann flew to Tokyo"}])
     _example(tagger, "tag_words", [{"words": ["Ann", "flew", "to", "Tokyo"], "num_words": 4}])

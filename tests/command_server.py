@@ -29,7 +29,8 @@ import os
 import signal
 import sys
 import threading
-import time
+
+from tests.forked_child import fork_child, redirect_output, wait_child
 
 # Read when TensorFlow loads (or by the interpreter at start-up): a command line asking for
 # other values than the server's runs in a plain subprocess instead.
@@ -89,50 +90,17 @@ def _main(argv: list[str]) -> int | None:
     return 0
 
 
-def _child(request: dict) -> None:
-    """Runs one command line in this (forked) process; never returns."""
-    code = 1
-    try:
-        os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
-        stdin = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(stdin, 0)
-        for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
-            target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            os.dup2(target, fd)
-            os.close(target)
-        sys.stdin = open(0, closefd=False)  # noqa: SIM115 - fd 0 for the process's life.
-        code = _main(request["argv"])
-    except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-    except BaseException:  # noqa: BLE001 - a crash: a traceback and status 1, as Python gives.
-        import traceback
-
-        traceback.print_exc()
-        code = 1
-    finally:
-        import logging
-
-        logging.shutdown()  # What interpreter exit does for the command's log handlers.
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001 - closed by the command: nothing left to write.
-                pass
-        os._exit(code)
-
-
-def _wait(pid: int, timeout: float) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        done, status, usage = os.wait4(pid, os.WNOHANG)
-        if done:
-            cpu_seconds = usage.ru_utime + usage.ru_stime
-            return {"returncode": os.waitstatus_to_exitcode(status), "cpu_seconds": cpu_seconds}
-        if time.monotonic() > deadline:
-            return {"timeout": True}
-        time.sleep(0.02)
+def _child(request: dict) -> int | None:
+    """Runs one command line in this (forked) process as its own process: the request's working
+    directory, environment and output files, no stdin; its status (`forked_child`)."""
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    stdin = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(stdin, 0)
+    redirect_output(request["stdout"], request["stderr"])
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 - fd 0 for the process's life.
+    return _main(request["argv"])
 
 
 def serve() -> None:
@@ -145,15 +113,11 @@ def serve() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         if "start" in message:
-            sys.stdout.flush()
-            pid = os.fork()
-            if pid == 0:
-                _child(message["start"])
+            pid = fork_child(lambda request=message["start"]: _child(request))
             running.add(pid)
             answer = {"pid": pid}
         else:
-            timeout = message.get("timeout")
-            answer = _wait(message["wait"], 1e9 if timeout is None else timeout)
+            answer = wait_child(message["wait"], message.get("timeout"))
             if "returncode" in answer:
                 running.discard(message["wait"])
         print(json.dumps(answer), flush=True)

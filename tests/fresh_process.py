@@ -20,7 +20,8 @@ import tempfile
 from typing import Any
 
 # The server: blocks albert_tf, imports TensorFlow, then forks a child per request
-# ({"script", "args", "cwd", "stdout", "stderr"} -> {"returncode"}).
+# ({"script", "args", "cwd", "stdout", "stderr"} -> {"returncode", "cpu_seconds"}) with
+# `tests/forked_child.py`, loaded from its path (argv[1]): `-I` leaves `tests` off the path.
 _SERVER = r"""
 import json, os, sys
 
@@ -35,34 +36,27 @@ sys.meta_path.insert(0, NoAlbertTf())
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 import tensorflow, tensorflow_text  # noqa: E401,F401
 
+import importlib.util
+
+spec = importlib.util.spec_from_file_location("forked_child", sys.argv[1])
+forked_child = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(forked_child)
+
+
+def run(request):
+    os.chdir(request["cwd"])
+    forked_child.redirect_output(request["stdout"], request["stderr"])
+    sys.argv = ["-c", *request["args"]]
+    exec(compile(request["script"], "<script>", "exec"), {"__name__": "__main__"})
+
+
 print(json.dumps({"ready": True}), flush=True)
 for line in sys.stdin:
     request = json.loads(line)
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.chdir(request["cwd"])
-            for fd, name in ((1, "stdout"), (2, "stderr")):
-                target = os.open(request[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-                os.dup2(target, fd)
-                os.close(target)
-            sys.argv = ["-c", *request["args"]]
-            exec(compile(request["script"], "<script>", "exec"), {"__name__": "__main__"})
-            code = 0
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
-        except BaseException:
-            import traceback
-
-            traceback.print_exc()
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
-    print(json.dumps({"returncode": os.waitstatus_to_exitcode(status)}), flush=True)
+    pid = forked_child.fork_child(lambda: run(request))
+    print(json.dumps(forked_child.wait_child(pid)), flush=True)
 """
+_FORKED_CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "forked_child.py")
 
 _server: subprocess.Popen | None = None
 
@@ -72,7 +66,7 @@ def _started() -> subprocess.Popen:
     if _server is None or _server.poll() is not None:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         _server = subprocess.Popen(
-            [sys.executable, "-I", "-c", _SERVER],
+            [sys.executable, "-I", "-c", _SERVER, _FORKED_CHILD],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -23,9 +23,12 @@ def _export(args: dict):
 
     from albert_tf.export.saved_model import export_saved_model
     from albert_tf.models import AlbertPretrainer  # noqa: F401  (registers the class)
+    from albert_tf.runtime import Runtime
 
     model = keras.saving.load_model(args["pretrainer"])
-    return lambda output: export_saved_model(output, model, args["spm"], seq_length=16)
+    return lambda output: export_saved_model(
+        output, model, args["spm"], seq_length=16, runtime=Runtime.plain()
+    )
 
 
 def _convert(args: dict):
@@ -47,9 +50,10 @@ def _records(args: dict):
 def _finetune(args: dict):
     from albert_tf.finetune.classification.classification_config import ClassificationConfig
     from albert_tf.finetune.classification.classification_task import run_classifier
+    from albert_tf.runtime import Runtime
 
     config = ClassificationConfig(**args["config"])
-    return lambda output: run_classifier(config, output)
+    return lambda output: run_classifier(config, output, runtime=Runtime.for_machine())
 
 
 JOBS = {"export": _export, "convert": _convert, "records": _records, "finetune": _finetune}

@@ -17,6 +17,7 @@ from albert_tf.data.builder import BuilderOptions, build_pretraining_data
 from albert_tf.errors import DiskFullError
 from albert_tf.export.saved_model import export_saved_model
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
+from albert_tf.runtime import Runtime
 from tests.conftest import SAMPLE_TEXT, TINY_ALBERT
 from tests.disk_full import FailingFile, file_size_limit
 
@@ -73,11 +74,18 @@ def test_record_shards_enospc_keeps_previous_shards(tmp_path, tiny_model_file, m
 @pytest.mark.slow  # Two SavedModel exports.
 def test_export_fails_part_way_previous_export_loads(tmp_path, tiny_pretrainer, tiny_model_file):
     export_dir = str(tmp_path / "export")
-    export_saved_model(export_dir, tiny_pretrainer, tiny_model_file, seq_length=16)
+    export_saved_model(
+        export_dir, tiny_pretrainer, tiny_model_file, seq_length=16, runtime=Runtime.plain()
+    )
     before = _tree_digest(export_dir)
     with file_size_limit(LIMIT), pytest.raises(DiskFullError) as raised:
         export_saved_model(
-            export_dir, tiny_pretrainer, tiny_model_file, seq_length=16, overwrite=True
+            export_dir,
+            tiny_pretrainer,
+            tiny_model_file,
+            seq_length=16,
+            overwrite=True,
+            runtime=Runtime.plain(),
         )
     _assert_names_path_and_space(raised.value, export_dir)
     assert _tree_digest(export_dir) == before

@@ -24,6 +24,7 @@ from albert_tf.convert.convert import load_model
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from albert_tf.finetune.classification.classification_task import run_classifier
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
+from albert_tf.runtime import Runtime
 from tests import commands
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT, TINY_ALBERT
 
@@ -125,5 +126,7 @@ def test_kill_during_finetuning_then_resume(tmp_path, tiny_model_file):
     model_file = os.path.join(output, "model.keras")
     if os.path.exists(model_file):
         assert keras.saving.load_model(model_file, compile=False).count_params() > 0, timing
-    results = run_classifier(ClassificationConfig(**config), output)  # Resumes; lock is free.
+    results = run_classifier(
+        ClassificationConfig(**config), output, runtime=Runtime.for_machine()
+    )  # Resumes; lock is free.
     assert results["train_steps"] > 0 and os.path.exists(model_file), timing

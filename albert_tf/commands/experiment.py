@@ -101,7 +101,7 @@ def main(argv: list[str]) -> None:
         FLAGS.parallelism,
         tuple(FLAGS.cells),
         downstream,
-        config_from_flags(RuntimeOptions).resolve(),
+        runtime=config_from_flags(RuntimeOptions).resolve(),
     )
     logging.info("Cells run now: %s", ", ".join(result.ran) or "none (all finished earlier)")
     for path in result.files:

@@ -186,7 +186,7 @@ def serialize_examples(features: dict[str, np.ndarray]) -> list[bytes]:
 
     Int features must be in [0, 2**35) (ids, masks, positions, labels); the float feature
     is little-endian float32, as protobuf stores it. `tf.io.parse_example` reads the result
-    exactly like `features_to_example(...).SerializeToString()` (tested).
+    exactly like the same `tf.train.Example`s built with TensorFlow's protos (tested).
     """
     if len(features["input_ids"]) == 0:
         return []
@@ -194,20 +194,6 @@ def serialize_examples(features: dict[str, np.ndarray]) -> list[bytes]:
     data = buffer.tobytes()
     ends = np.cumsum(row_lengths).tolist()
     return [data[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
-
-
-def features_to_example(features: dict[str, np.ndarray], row: int):
-    """One row as a `tf.train.Example` built the ordinary (slow) way; for tests and tools."""
-    import tensorflow as tf
-
-    feature = {}
-    for name, (kind, _) in PRETRAINING_FEATURES.items():
-        values = np.asarray(features[name][row]).reshape(-1)
-        if kind == "int64":
-            feature[name] = tf.train.Feature(int64_list=tf.train.Int64List(value=values.tolist()))
-        else:
-            feature[name] = tf.train.Feature(float_list=tf.train.FloatList(value=values.tolist()))
-    return tf.train.Example(features=tf.train.Features(feature=feature))
 
 
 class RecordShardWriter:

@@ -4,15 +4,20 @@ with the ordinary fine-tuning library (`run_classifier`), the same budget for ev
 Example (an illustration, not a doctest: it fine-tunes a model):
 
     options = DownstreamOptions(task="sst-2", data_dir="glue/SST-2", max_train_examples=2000)
-    finetune_cell(options, "cell/pretrain/encoder.keras", "spm.model", True, 64, 12345, "out")
+    finetune_cell(options, "cell/pretrain/encoder.keras", "spm.model", True, 64, 12345, "out",
+                  Runtime.for_machine())
     # {'downstream_accuracy': 0.71..., 'downstream_accuracy_se': 0.015..., ...}
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from albert_tf.experiments.evaluation import binomial_standard_error
+
+if TYPE_CHECKING:
+    from albert_tf.runtime.runtime import Runtime
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,8 +43,10 @@ def finetune_cell(
     max_seq_length: int,
     seed: int,
     output_dir: str,
+    runtime: Runtime,
 ) -> dict[str, float]:
-    """Fine-tunes `encoder_file` on the task; returns its dev accuracy with binomial SE."""
+    """Fine-tunes `encoder_file` on the task in `runtime`'s speed-only forms; returns its dev
+    accuracy with binomial SE."""
     from albert_tf.finetune.classification.classification_config import ClassificationConfig
     from albert_tf.finetune.classification.classification_task import run_classifier
 
@@ -52,7 +59,7 @@ def finetune_cell(
         seed=seed,
         precision="float32",
     )
-    results = run_classifier(config, output_dir)
+    results = run_classifier(config, output_dir, runtime)
     accuracy_key = sorted(k for k in results if k.endswith("/accuracy"))[0]
     dev_name = accuracy_key.rsplit("/", 1)[0]
     accuracy = float(results[accuracy_key])

@@ -22,7 +22,9 @@ Example (an illustration, not a doctest: it runs for minutes):
 
     from albert_tf.experiments.scale import SCALES
     inputs = ExperimentInputs("train.txt", "valid.txt", "spm.model")
-    result = run_experiment("sentence_objective", "/tmp/exp", inputs, SCALES["cpu"])
+    result = run_experiment(
+        "sentence_objective", "/tmp/exp", inputs, SCALES["cpu"], runtime=Runtime.for_machine()
+    )
     result.ran  # ['none', 'nsp', 'sop'] the first time, [] when rerun
 """
 
@@ -152,12 +154,13 @@ def run_cell(
     vocab_size: int,
     inputs: ExperimentInputs | None = None,
     downstream: DownstreamOptions | None = None,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
 ) -> dict:
     """Trains (or resumes) and evaluates one cell; writes and returns its result row.
 
     With `downstream` (and `inputs`, for the tokenizer), also fine-tunes the cell's encoder.
-    `runtime`: the speed-only forms (`train_and_evaluate`).
+    `runtime`: the speed-only forms of its training and fine-tuning.
     """
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.pretrainer import AlbertPretrainer
@@ -201,6 +204,7 @@ def run_cell(
                 scale.max_seq_length,
                 scale.seed,
                 os.path.join(cell_dir, "downstream"),
+                runtime,
             )
         )
     _write_cell_run(experiment_dir, cell, albert_config, pretrain_config, metrics)
@@ -324,7 +328,8 @@ def run_experiment(
     parallelism: int = 1,
     only_cells: tuple[str, ...] = (),
     downstream: DownstreamOptions | None = None,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
 ) -> ExperimentResult:
     """Runs (or finishes) a preset in `experiment_dir`; see the module docstring.
 
@@ -355,7 +360,7 @@ def _run_experiment(
     parallelism: int,
     only_cells: tuple[str, ...],
     downstream: DownstreamOptions | None,
-    runtime: Runtime | None,
+    runtime: Runtime,
 ) -> ExperimentResult:
     preset_name = preset.name
     if not preset.trains:
@@ -392,7 +397,9 @@ def _run_experiment(
             continue
         logging.info("Cell %s: training.", cell.name)
         rows.append(
-            run_cell(cell, preset, scale, experiment_dir, vocab_size, inputs, downstream, runtime)
+            run_cell(
+                cell, preset, scale, experiment_dir, vocab_size, inputs, downstream, runtime=runtime
+            )
         )
         ran.append(cell.name)
     return ExperimentResult(rows, ran, write_outputs(preset, scale, rows, experiment_dir))

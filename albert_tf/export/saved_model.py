@@ -34,7 +34,8 @@ failed export leaves nothing behind and an existing export is replaced only when
 
 Illustration (not run):
     export_saved_model("/tmp/albert_export", "/tmp/workdir", "/tmp/spm.model",
-    ...                    albert_config="/tmp/workdir/albert_config.json")
+    ...                    albert_config="/tmp/workdir/albert_config.json",
+    ...                    runtime=Runtime.plain())
     '/tmp/albert_export'
 """
 
@@ -186,7 +187,8 @@ def export_saved_model(
     do_lower_case: bool = True,
     top_k: int = 5,
     overwrite: bool = False,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
 ) -> str:
     """Exports the SavedModel and the Keras bundle into `export_dir` (see the module docstring).
 
@@ -200,8 +202,7 @@ def export_saved_model(
         do_lower_case: lowercase while normalizing, as in training.
         top_k: candidates per `[MASK]` in `fill_mask`.
         overwrite: replace an existing `export_dir` (only once the new export is complete).
-        runtime: its `compiled_serving` compiles one-text calls (default: the plain
-            reference).
+        runtime: its `compiled_serving` compiles one-text calls (`Runtime.plain()`: none).
 
     Returns:
         `export_dir`.
@@ -217,7 +218,7 @@ def export_saved_model(
             do_lower_case,
             top_k,
             overwrite,
-            runtime or Runtime.plain(),
+            runtime,
         )
 
 

@@ -12,7 +12,8 @@ Illustration (not run):
     def signatures(predict):
         return {"classify_text": (lambda text: {"logits": predict(features(text))}, [spec])}
 
-    export_task_model("/tmp/export", model, signatures, assets=[features])
+    export_task_model("/tmp/export", model, signatures, assets=[features],
+                      runtime=Runtime.plain())
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ def export_task_model(
     signatures: Callable[[Predict], Endpoints],
     assets: Sequence[keras.layers.Layer],
     overwrite: bool = False,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
 ) -> str:
     """Writes the SavedModel at `export_dir` (complete, then renamed); returns its path.
 
@@ -62,10 +64,10 @@ def export_task_model(
         assets: the built featurizer layers the signatures call (tokenizers: their
             SentencePiece model is saved with them).
         overwrite: replace an existing `export_dir` once the new one is complete.
-        runtime: its `compiled_serving` compiles one-row calls (default: the plain reference).
+        runtime: its `compiled_serving` compiles one-row calls (`Runtime.plain()`: none).
     """
     served = serving_copy(model)
-    endpoints = signatures(model_forward(served, runtime or Runtime.plain()))
+    endpoints = signatures(model_forward(served, runtime))
     return export_endpoints(export_dir, endpoints, [*assets, served], overwrite)
 
 

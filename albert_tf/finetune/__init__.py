@@ -1,6 +1,6 @@
 """Fine-tuning ALBERT: one task interface, one driver, one folder per task family.
 
-`run_finetuning(config, output_dir)` (`driver`) runs any family: a `FinetuneTask` subclass
+`run_finetuning(config, output_dir, runtime)` (`driver`) runs any family: a `FinetuneTask` subclass
 (`task_family`), listed by name with its config class in the one table of families
 (`families.FAMILIES`, read by the commands, export, conversion and distillation), says what
 is the family's own (inputs, head, metrics, predictions, serving signatures, its typed

@@ -1,4 +1,4 @@
-"""`run_finetuning(config, output_dir)`: one fine-tuning run of any task family.
+"""`run_finetuning(config, output_dir, runtime)`: one fine-tuning run of any task family.
 
 Flax-example style: one function takes a config and an output directory and does what the
 config asks (`do_train`, `do_eval`, `do_predict`, `export_saved_model`), the same way for every
@@ -25,7 +25,10 @@ Layout of `output_dir` (families add their prediction files):
     distillation.json                                         a student's teacher and shapes
 
 Illustration (not run; the driver imports the tagging family from the families' table):
-    run_finetuning(TaggingConfig(data_dir="wnut17", init_checkpoint="bundle/"), "/tmp/ner")
+    run_finetuning(
+        TaggingConfig(data_dir="wnut17", init_checkpoint="bundle/"), "/tmp/ner",
+        Runtime.for_machine(),
+    )
 """
 
 from __future__ import annotations
@@ -77,13 +80,14 @@ SAVED_MODEL_DIR = "saved_model"
 def run_finetuning(
     config: FinetuneConfig,
     output_dir: str,
-    runtime: Runtime | None = None,
+    runtime: Runtime,
     distillation: Distillation | None = None,
 ) -> dict[str, Any]:
     """Runs what `config` asks with the task family that takes it.
 
-    `runtime`: the speed-only forms the model trains and is exported with (default:
-    `Runtime.for_machine()`, what the commands run on this machine). `distillation`: train a
+    `runtime`: the speed-only forms the model trains and is exported with (the commands pass
+    their flags' resolved `RuntimeOptions`; `Runtime.for_machine()` is what they run on this
+    machine by default). `distillation`: train a
     student of its teacher instead of fine-tuning a pretrained encoder
     (`albert_tf.finetune.distillation`; needs `do_train`).
 
@@ -107,7 +111,7 @@ def run_finetuning(
     if distillation is not None:
         distillation.check(task, output_dir)  # Before the lock: nothing written on bad input.
     with output_lock(output_dir, directory=True):  # One job per output directory.
-        return _run(task, output_dir, runtime or Runtime.for_machine(), distillation)
+        return _run(task, output_dir, runtime, distillation)
 
 
 def _run(
@@ -177,12 +181,12 @@ def _build_or_load(
 
 
 def export_finished_run(
-    output_dir: str, export_dir: str, overwrite: bool = False, runtime: Runtime | None = None
+    output_dir: str, export_dir: str, overwrite: bool = False, *, runtime: Runtime
 ) -> str:
     """The SavedModel of a finished run or a converted task model (`albert-tf convert` writes
     its `task.json`) at `export_dir`: its family's signatures, as `--export_saved_model` writes
     them with the family's default settings (e.g. span QA's `max_answer_length`); `runtime`'s
-    serving form (default: the plain reference)."""
+    serving form (the command's resolved flags; `Runtime.plain()` is the reference)."""
     refuse_existing(export_dir, overwrite)  # Before the slow part.
     family = family_of_run(
         output_dir, fix="export it with its family's command and --export_saved_model"
@@ -195,7 +199,7 @@ def export_finished_run(
     run = FinetuneRun(
         task.config, output_dir, strategy, info, TaskInputs(), featurizer, model, task.name
     )
-    return _export(task, run, export_dir, overwrite, runtime or Runtime.plain())
+    return _export(task, run, export_dir, overwrite, runtime)
 
 
 def read_task_info(output_dir: str, task: FinetuneTask) -> TaskInfo:

@@ -1,4 +1,4 @@
-"""`run_seeds(config, output_dir, seeds)`: one fine-tuning run per seed, and their spread.
+"""`run_seeds(config, output_dir, seeds, runtime)`: one fine-tuning run per seed, and their spread.
 
 Fine-tuning scores move by a point or more from one seed to the next on small dev sets (RTE,
 MRPC), so a single run says little. Each seed's run is a normal complete run
@@ -60,9 +60,10 @@ def run_seeds(
     config: FinetuneConfig,
     output_dir: str,
     seeds: Sequence[int],
-    runtime: Runtime | None = None,
+    runtime: Runtime,
 ) -> dict[str, Any]:
-    """Runs `config` once per seed (in order) and writes `seeds.json`.
+    """Runs `config` once per seed (in order), each in `runtime`'s speed-only forms, and writes
+    `seeds.json`.
 
     Returns:
         `seeds_summary` of the runs: `seeds`, `runs` (each run's results by seed), `mean` and

@@ -36,7 +36,7 @@ Illustration (not run):
                             albert_config_file="albert_config.json",
                             train_batch_size=64, num_train_steps=1000,
                             max_seq_length=128)
-    metrics = train_and_evaluate(config, "/tmp/albert_pretrain")
+    metrics = train_and_evaluate(config, "/tmp/albert_pretrain", Runtime.for_machine())
     metrics["train/masked_lm_accuracy"]
 """
 
@@ -104,13 +104,12 @@ HPARAMS_METRICS = (
 )
 
 
-def train_and_evaluate(
-    config: PretrainConfig, workdir: str, runtime: Runtime | None = None
-) -> dict[str, float]:
+def train_and_evaluate(config: PretrainConfig, workdir: str, runtime: Runtime) -> dict[str, float]:
     """Pretrains (`do_train`) and/or evaluates (`do_eval`); returns the final metrics.
 
-    `runtime`: the speed-only forms the model trains with (default: `Runtime.for_machine()`,
-    what the commands run on this machine).
+    `runtime`: the speed-only forms the model trains with (the command passes its flags'
+    resolved `RuntimeOptions`; `Runtime.for_machine()` is what it runs on this machine by
+    default).
 
     Returns a flat dict: `step`, `train/<metric>` (the last logging window),
     `eval/<metric>` (the last evaluation) for the metrics `masked_lm_accuracy`,
@@ -120,7 +119,6 @@ def train_and_evaluate(
     # First: MultiWorkerMirroredStrategy must configure collectives before any
     # TensorFlow op runs (reading records below initializes the runtime).
     strategy = create_strategy(config.strategy, config.tpu)
-    runtime = runtime or Runtime.for_machine()
     albert_config = AlbertConfig.from_file_or_preset(config.albert_config_file)
     _check_config(config, albert_config)
     # Same seed, same initial weights: with the deterministic data order, a run

@@ -8,6 +8,7 @@ from albert_tf.experiments.downstream import DownstreamOptions
 from albert_tf.experiments.records import ExperimentInputs
 from albert_tf.experiments.runner import run_experiment
 from albert_tf.experiments.scale import SCALES
+from albert_tf.runtime import Runtime
 from tests.conftest import SAMPLE_TEXT, SHARED_DATA
 
 # 60 steps with a checkpoint every 10: the kill test stops a run at its first checkpoint, well
@@ -43,5 +44,6 @@ def two_cell_experiment(tmp_path_factory, tiny_model_file, downstream):
         TEST_SCALE,
         only_cells=TWO_CELLS,
         downstream=downstream,
+        runtime=Runtime.for_machine(),
     )
     return experiment_dir, result

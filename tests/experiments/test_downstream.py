@@ -1,4 +1,5 @@
-"""`finetune_cell`: the downstream options reach `run_classifier` as ClassificationConfig fields."""
+"""`finetune_cell`: the downstream options reach `run_classifier` as ClassificationConfig fields,
+with the experiment's runtime."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import pytest
 
 from albert_tf.experiments.downstream import DownstreamOptions, finetune_cell
 from albert_tf.finetune.classification import classification_task as task
+from albert_tf.runtime import Runtime
 
 
 def test_finetune_cell_passes_every_option_and_reads_the_dev_accuracy(monkeypatch):
     seen = {}
 
-    def run_classifier(config, output_dir):
-        seen.update(config=config, output_dir=output_dir)
+    def run_classifier(config, output_dir, runtime):
+        seen.update(config=config, output_dir=output_dir, runtime=runtime)
         return {"dev/accuracy": 0.75, "dev/examples": 100, "dev/loss": 0.5}
 
     monkeypatch.setattr(task, "run_classifier", run_classifier)
@@ -24,7 +26,8 @@ def test_finetune_cell_passes_every_option_and_reads_the_dev_accuracy(monkeypatc
         learning_rate=3e-4,
         train_batch_size=8,
     )
-    metrics = finetune_cell(options, "enc.keras", "spm.model", False, 32, 7, "out")
+    runtime = Runtime.plain()
+    metrics = finetune_cell(options, "enc.keras", "spm.model", False, 32, 7, "out", runtime)
 
     config = seen["config"]
     assert (config.task, config.data_dir, config.max_train_examples) == ("sst-2", "glue/SST-2", 64)
@@ -39,7 +42,7 @@ def test_finetune_cell_passes_every_option_and_reads_the_dev_accuracy(monkeypatc
         False,
     )
     assert (config.max_seq_length, config.seed, config.precision) == (32, 7, "float32")
-    assert seen["output_dir"] == "out"
+    assert seen["output_dir"] == "out" and seen["runtime"] is runtime
     assert metrics["downstream_accuracy"] == 0.75
     assert metrics["downstream_examples"] == 100.0
     assert metrics["downstream_accuracy_se"] == pytest.approx((0.75 * 0.25 / 100) ** 0.5)

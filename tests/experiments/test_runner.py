@@ -13,6 +13,7 @@ import pytest
 from albert_tf.errors import UserError
 from albert_tf.experiments.runner import RESULT_FILE, run_experiment
 from albert_tf.experiments.scale import SCALES
+from albert_tf.runtime import Runtime
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, SAMPLE_TEXT
@@ -97,6 +98,7 @@ def test_rerun_does_no_work(two_cell_experiment, tiny_model_file, downstream):
         TEST_SCALE,
         only_cells=TWO_CELLS,
         downstream=downstream,
+        runtime=Runtime.for_machine(),
     )
     assert again.ran == []
     assert [os.stat(path).st_mtime_ns for path in results] == before
@@ -118,6 +120,7 @@ def test_other_settings_in_the_same_directory_are_refused(
             TEST_SCALE.replace(num_train_steps=7),
             only_cells=TWO_CELLS,
             downstream=downstream,
+            runtime=Runtime.for_machine(),
         )
 
 
@@ -183,7 +186,9 @@ def test_killed_mid_cell_then_rerun_gives_the_same_results(
 
 
 def test_model_size_preset_needs_no_data(tmp_path):
-    result = run_experiment("model_size", str(tmp_path / "sizes"), None, SCALES["cpu"])
+    result = run_experiment(
+        "model_size", str(tmp_path / "sizes"), None, SCALES["cpu"], runtime=Runtime.for_machine()
+    )
     markdown = open(result.files[1], encoding="utf-8").read()
     assert "| ALBERT-base | 768 | 12 | 128 | all_shared | 11,683,584 | 12M | 12M |" in markdown
     assert "| BERT-base | 768 | 12 | 768 | not_shared | 109,081,344 | 108M | 108M |" in markdown
@@ -191,4 +196,6 @@ def test_model_size_preset_needs_no_data(tmp_path):
 
 def test_training_preset_without_inputs_is_a_user_error(tmp_path):
     with pytest.raises(UserError, match="input_file"):
-        run_experiment("sharing", str(tmp_path / "x"), None, SCALES["tiny"])
+        run_experiment(
+            "sharing", str(tmp_path / "x"), None, SCALES["tiny"], runtime=Runtime.for_machine()
+        )

@@ -16,6 +16,7 @@ from albert_tf.config import AlbertConfig
 from albert_tf.export.encoder_bundle import load_encoder
 from albert_tf.export.saved_model import export_saved_model, load_albert_model
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization import AlbertTokenizer
 from albert_tf.tokenization.text_packing import pack_segments_reference
 from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
@@ -53,7 +54,12 @@ def sm_pretrainer() -> AlbertPretrainer:
 def sm_export_dir(tmp_path_factory, sm_pretrainer, tiny_model_file) -> str:
     export_dir = str(tmp_path_factory.mktemp("sm_export") / "albert")
     return export_saved_model(
-        export_dir, sm_pretrainer, tiny_model_file, seq_length=SEQ_LENGTH, top_k=TOP_K
+        export_dir,
+        sm_pretrainer,
+        tiny_model_file,
+        seq_length=SEQ_LENGTH,
+        top_k=TOP_K,
+        runtime=Runtime.plain(),
     )
 
 
@@ -306,17 +312,23 @@ def test_existing_dir_is_refused(tmp_path, sm_pretrainer, tiny_model_file):
     export_dir.mkdir()
     (export_dir / "old.txt").write_text("old")
     with pytest.raises(FileExistsError, match="--overwrite"):
-        export_saved_model(str(export_dir), sm_pretrainer.encoder, tiny_model_file)
+        export_saved_model(
+            str(export_dir), sm_pretrainer.encoder, tiny_model_file, runtime=Runtime.plain()
+        )
     assert os.listdir(export_dir) == ["old.txt"]
 
 
 def test_missing_or_mismatched_tokenizer(tmp_path, sm_pretrainer, tiny_model_file):
     export_dir = tmp_path / "albert"
     with pytest.raises(FileNotFoundError, match="missing.model"):
-        export_saved_model(str(export_dir), sm_pretrainer, str(tmp_path / "missing.model"))
+        export_saved_model(
+            str(export_dir), sm_pretrainer, str(tmp_path / "missing.model"), runtime=Runtime.plain()
+        )
     other = AlbertEncoder(_tiny_config(vocab_size=TINY_VOCAB_SIZE + 1))
     with pytest.raises(ValueError, match="300 pieces but the encoder's vocab_size is 301"):
-        export_saved_model(str(export_dir), other, tiny_model_file, seq_length=16)
+        export_saved_model(
+            str(export_dir), other, tiny_model_file, seq_length=16, runtime=Runtime.plain()
+        )
     assert os.listdir(tmp_path) == []
 
 

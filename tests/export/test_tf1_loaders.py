@@ -28,6 +28,7 @@ from albert_tf.config import AlbertConfig
 from albert_tf.export.saved_model import export_saved_model
 from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.models import AlbertClassifier, AlbertEncoder, AlbertPretrainer
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.conftest import TINY_ALBERT
 
@@ -102,7 +103,11 @@ def exports(tmp_path_factory, tiny_model_file) -> dict[str, str]:
     root = tmp_path_factory.mktemp("tf1_loaders")
     encoder = AlbertEncoder(AlbertConfig(**TINY_ALBERT))
     pretraining = export_saved_model(
-        str(root / "pretraining"), AlbertPretrainer(encoder), tiny_model_file, seq_length=SEQ_LENGTH
+        str(root / "pretraining"),
+        AlbertPretrainer(encoder),
+        tiny_model_file,
+        seq_length=SEQ_LENGTH,
+        runtime=Runtime.plain(),
     )
     features = AlbertTextFeatures(tiny_model_file, SEQ_LENGTH)
     classifier = export_classifier(
@@ -110,6 +115,7 @@ def exports(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         AlbertClassifier(encoder, num_outputs=3),
         features,
         ("a", "b", "c"),
+        runtime=Runtime.plain(),
     )
     return {"pretraining": pretraining, "classifier": classifier}
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from albert_tf.config import AlbertConfig
+from albert_tf.runtime import Runtime
 from tests.conftest import TINY_ALBERT
 
 
@@ -55,11 +56,12 @@ def tiny_run_settings(tiny_config_file, tiny_model_file) -> Callable[..., dict[s
 
 
 def finished_run(tmp_path_factory, config, name: str) -> tuple[str, dict[str, Any]]:
-    """`run_finetuning(config)` in a new directory named after `name`: (output_dir, results)."""
+    """`run_finetuning(config)` in a new directory named after `name`, in this machine's forms
+    (`Runtime.for_machine()`, as the commands run): (output_dir, results)."""
     from albert_tf.finetune.driver import run_finetuning
 
     output_dir = str(tmp_path_factory.mktemp(name))
-    return output_dir, run_finetuning(config, output_dir)
+    return output_dir, run_finetuning(config, output_dir, runtime=Runtime.for_machine())
 
 
 def onnx_export_of(run: tuple[str, dict], tmp_path_factory, name: str) -> tuple[dict, str]:

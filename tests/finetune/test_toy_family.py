@@ -28,6 +28,7 @@ from albert_tf.finetune.driver import export_finished_run, read_task_info, run_f
 from albert_tf.finetune.families import FAMILIES, FamilySource, family_names, get_family
 from albert_tf.finetune.task_family import TaskInfo, TaskInputs, TrainingData, family_of_run
 from albert_tf.models import AlbertClassifier
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.finetune.conftest import write_lines
 
@@ -121,7 +122,7 @@ def digit_run(tmp_path_factory, tiny_run_settings):
     settings = tiny_run_settings(16, 8, 3e-3, 4, bucket_width=8, export_saved_model=True)
     config = DigitConfig(data_file=data_file, **settings)
     output_dir = str(tmp_path_factory.mktemp("digit_run"))
-    return config, output_dir, run_finetuning(config, output_dir)
+    return config, output_dir, run_finetuning(config, output_dir, runtime=Runtime.for_machine())
 
 
 @pytest.mark.slow  # Trains and exports a model (~15 s on 2 cores).
@@ -146,7 +147,9 @@ def test_a_new_family_trains_evaluates_predicts_and_serves_raw_text(digit_run):
     np.testing.assert_array_equal(served(text=tf.constant(texts))["probability"] > 0.5, predicted)
     # A finished run evaluates again from its files.
     again = config.replace(do_train=False, do_predict=False, export_saved_model=False)
-    assert run_finetuning(again, output_dir) == {"dev/accuracy": results["dev/accuracy"]}
+    assert run_finetuning(again, output_dir, runtime=Runtime.for_machine()) == {
+        "dev/accuracy": results["dev/accuracy"]
+    }
 
 
 def test_the_families_table_is_all_a_new_family_needs():
@@ -164,7 +167,9 @@ def test_a_new_family_s_run_round_trips_its_task_json_and_exports(digit_run, tmp
     assert info == TaskInfo(task="has_digit", max_seq_length=16, do_lower_case=True)
     assert TaskInfo.from_json(info.to_json()) == info
     # `albert-tf export --checkpoint=RUN` of the finished run: the family's signatures again.
-    export_dir = export_finished_run(output_dir, str(tmp_path / "exported"))
+    export_dir = export_finished_run(
+        output_dir, str(tmp_path / "exported"), runtime=Runtime.plain()
+    )
     texts = [line.split("\t")[0] for line in open(config.data_file, encoding="utf-8")]
     served = tf.saved_model.load(export_dir).signatures["has_digit"]
     first = tf.saved_model.load(results["saved_model"]).signatures["has_digit"]
@@ -179,5 +184,5 @@ def test_a_family_without_length_buckets_refuses_bucket_width(tmp_path, monkeypa
     monkeypatch.setattr(DigitTask, "bucketing", False)
     config = DigitConfig(data_file="digits.tsv", bucket_width=8, albert_config_file="x")
     with pytest.raises(UserError, match="--bucket_width does not apply to the has_digit"):
-        run_finetuning(config, str(tmp_path / "out"))
+        run_finetuning(config, str(tmp_path / "out"), runtime=Runtime.for_machine())
     assert not os.listdir(tmp_path)  # Refused before the output directory's lock.

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
+import pathlib
+import re
 
 import pytest
 
@@ -85,3 +88,28 @@ def test_a_runtime_is_an_immutable_value(tmp_path):
     recorded = json.loads(open(runtime.record(str(tmp_path))).read())
     assert recorded["forms"]["fused_kernels"] == {"on": True, "reason": "set in code"}
     assert recorded["machine"]["onednn"]["enabled"] == machine.onednn_enabled()
+
+
+def _optional_runtimes(path: pathlib.Path) -> list[str]:
+    """`file:line function` of each function in `path` with a `Runtime` parameter that has a
+    default or may be None."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        defaulted = positional[len(positional) - len(args.defaults) :]
+        defaulted += [a for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d]
+        for arg in [*positional, *args.kwonlyargs]:
+            annotation = "" if arg.annotation is None else ast.unparse(arg.annotation)
+            if re.search(r"\bRuntime\b", annotation) and (arg in defaulted or "None" in annotation):
+                found.append(f"{path}:{node.lineno} {node.name}")
+    return found
+
+
+def test_every_function_that_takes_a_runtime_requires_it():
+    """The caller decides the forms (a command: its resolved flags), never a default: a
+    `Runtime` parameter has no default and is never None anywhere in the package."""
+    package = pathlib.Path(__file__).resolve().parents[2] / "albert_tf"
+    assert [hit for path in sorted(package.rglob("*.py")) for hit in _optional_runtimes(path)] == []

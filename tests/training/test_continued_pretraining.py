@@ -17,6 +17,7 @@ from albert_tf.data.pretrain_input import mix_choices, pretrain_dataset
 from albert_tf.errors import UserError
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.runtime import Runtime
 from albert_tf.training.pretrain import train_and_evaluate
 from tests.training.conftest import SEQ_LENGTH, tiny_pretrain_config, write_records
 
@@ -110,7 +111,7 @@ def test_continued_pretraining_from_a_converted_directory(
         general_eval_file=general,
     )
     workdir = str(tmp_path / "run")
-    metrics = train_and_evaluate(run, workdir)
+    metrics = train_and_evaluate(run, workdir, runtime=Runtime.for_machine())
 
     with open(os.path.join(workdir, "eval_results.json")) as f:
         results = json.load(f)

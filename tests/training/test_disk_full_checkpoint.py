@@ -7,6 +7,7 @@ import pytest
 import tensorflow as tf
 
 from albert_tf.errors import DiskFullError
+from albert_tf.runtime import Runtime
 from albert_tf.training.pretrain import train_and_evaluate
 from tests.disk_full import file_size_limit
 from tests.training.conftest import tiny_pretrain_config
@@ -20,12 +21,16 @@ def test_checkpoint_save_fails_part_way_previous_checkpoint_restores(
 ):
     workdir = str(tmp_path / "run")
     config = tiny_pretrain_config(record_dir, albert_config_file, num_train_steps=3)
-    train_and_evaluate(config, workdir)
+    train_and_evaluate(config, workdir, runtime=Runtime.for_machine())
     assert tf.train.latest_checkpoint(workdir).endswith("ckpt-3")
     with file_size_limit(LIMIT), pytest.raises(DiskFullError) as raised:
-        train_and_evaluate(config.replace(num_train_steps=6), workdir)
+        train_and_evaluate(
+            config.replace(num_train_steps=6), workdir, runtime=Runtime.for_machine()
+        )
     message = str(raised.value)
     assert workdir in message and "needed" in message and "free" in message, message
     assert tf.train.latest_checkpoint(workdir).endswith("ckpt-3")
-    metrics = train_and_evaluate(config.replace(num_train_steps=6), workdir)  # Space is back.
+    metrics = train_and_evaluate(
+        config.replace(num_train_steps=6), workdir, runtime=Runtime.for_machine()
+    )  # Space is back.
     assert metrics["step"] == 6

@@ -54,7 +54,7 @@ def full_run(tmp_path_factory, record_dir, albert_config_file):
         profile_steps="3,4",
     )
     workdir = str(tmp_path_factory.mktemp("full_run"))
-    return config, workdir, train_and_evaluate(config, workdir)
+    return config, workdir, train_and_evaluate(config, workdir, runtime=Runtime.for_machine())
 
 
 @pytest.mark.slow  # A 6-step run with evaluation.
@@ -129,6 +129,7 @@ def test_kill_during_save_then_resume_matches_uninterrupted_run(full_run, tmp_pa
         f"""
         import os, signal
         import tensorflow as tf
+        from albert_tf.runtime import Runtime
         from albert_tf.training.pretrain import train_and_evaluate
         from albert_tf.training.pretrain_config import PretrainConfig
 
@@ -139,7 +140,7 @@ def test_kill_during_save_then_resume_matches_uninterrupted_run(full_run, tmp_pa
             record_state(self)
         tf.train.CheckpointManager._record_state = record_state_or_die
         config = PretrainConfig(**{dict(config.__dict__, do_eval=False)!r})
-        train_and_evaluate(config, {workdir!r})
+        train_and_evaluate(config, {workdir!r}, Runtime.for_machine())
         """
     )
     result = commands.run([sys.executable, "-c", child], preloaded=True)
@@ -147,7 +148,9 @@ def test_kill_during_save_then_resume_matches_uninterrupted_run(full_run, tmp_pa
     assert os.path.exists(os.path.join(workdir, "ckpt-4.index"))  # written, not recorded
     assert tf.train.latest_checkpoint(workdir).endswith("ckpt-2")
 
-    metrics = train_and_evaluate(config.replace(do_eval=False), workdir)
+    metrics = train_and_evaluate(
+        config.replace(do_eval=False), workdir, runtime=Runtime.for_machine()
+    )
     assert metrics["step"] == 6
     resumed = _checkpoint_weights(os.path.join(workdir, "ckpt-6"))
     uninterrupted = _checkpoint_weights(os.path.join(full_workdir, "ckpt-6"))
@@ -194,7 +197,9 @@ def test_sigterm_saves_and_returns(base_config, tmp_path, monkeypatch):
 
     monkeypatch.setattr(pretrain._Window, "add", add_then_sigterm)
     workdir = str(tmp_path)
-    metrics = train_and_evaluate(base_config.replace(num_train_steps=100), workdir)
+    metrics = train_and_evaluate(
+        base_config.replace(num_train_steps=100), workdir, runtime=Runtime.for_machine()
+    )
     assert metrics["stopped_by_signal"] == 1.0 and metrics["step"] == 1
     assert tf.train.latest_checkpoint(workdir).endswith("ckpt-1")
     assert not os.path.exists(os.path.join(workdir, "encoder.keras"))
@@ -213,7 +218,7 @@ def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(base_config, t
         log_every_steps=50,
     )
     with pytest.raises(FloatingPointError, match="not finite at step .* last good checkpoint"):
-        train_and_evaluate(config, workdir)
+        train_and_evaluate(config, workdir, runtime=Runtime.for_machine())
     latest = tf.train.latest_checkpoint(workdir)
     weights = _checkpoint_weights(latest)
     assert all(np.all(np.isfinite(v)) for v in weights.values() if v.dtype.kind == "f")
@@ -250,7 +255,7 @@ def test_mlm_only_bfloat16_run_reports_the_loss_it_minimizes(base_config, tmp_pa
         num_train_steps=2,
         save_checkpoints_steps=2,
     )
-    metrics = train_and_evaluate(config, str(tmp_path))
+    metrics = train_and_evaluate(config, str(tmp_path), runtime=Runtime.for_machine())
     _assert_trained_in(tmp_path, metrics)
     for split in ("train", "eval"):
         # The untrained SOP head is still measured, but it is not in the objective.
@@ -277,7 +282,7 @@ def test_dynamic_masking_float16_trains_on_masks_drawn_in_the_pipeline(
         num_train_steps=2,
         save_checkpoints_steps=2,
     )
-    metrics = train_and_evaluate(config, str(tmp_path))
+    metrics = train_and_evaluate(config, str(tmp_path), runtime=Runtime.for_machine())
     _assert_trained_in(tmp_path, metrics)
     training = [call for call in calls if call["is_training"]]
     assert training and all(c["dynamic_masking"] and c["vocab_size"] == 64 for c in training)
@@ -288,7 +293,9 @@ def test_dynamic_masking_float16_trains_on_masks_drawn_in_the_pipeline(
 
 def test_tpu_strategy_without_tpu_says_so(base_config, tmp_path):
     with pytest.raises(RuntimeError, match="No TPU is reachable"):
-        train_and_evaluate(base_config.replace(strategy="tpu"), str(tmp_path))
+        train_and_evaluate(
+            base_config.replace(strategy="tpu"), str(tmp_path), runtime=Runtime.for_machine()
+        )
 
 
 @pytest.mark.slow  # Reads the 6-step run.
@@ -347,4 +354,4 @@ def test_corrupt_record_file_is_named(base_config, tmp_path, record_dir):
     broken.write_bytes(good[: offset + 20])  # 40 good records, then one cut short
     config = base_config.replace(input_file=str(broken), num_train_steps=20, shuffle_buffer_size=1)
     with pytest.raises(ValueError, match="broken.tfrecord: corrupt or truncated"):
-        train_and_evaluate(config, str(tmp_path / "work"))
+        train_and_evaluate(config, str(tmp_path / "work"), runtime=Runtime.for_machine())

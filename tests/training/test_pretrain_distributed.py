@@ -31,6 +31,7 @@ _CHILD = textwrap.dedent(
     if "--logical-cpus" in sys.argv:
         from albert_tf.training.strategy import configure_logical_cpus
         configure_logical_cpus(2)
+    from albert_tf.runtime import Runtime
     from albert_tf.training import pretrain
     from albert_tf.training.pretrain_config import PretrainConfig
 
@@ -42,7 +43,8 @@ _CHILD = textwrap.dedent(
             return metrics
         pretrain._Run.train = train_and_keep_weights
         config = PretrainConfig(**run["config"])
-        print("METRICS", json.dumps(pretrain.train_and_evaluate(config, run["workdir"])))
+        metrics = pretrain.train_and_evaluate(config, run["workdir"], Runtime.for_machine())
+        print("METRICS", json.dumps(metrics))
     """
 )
 

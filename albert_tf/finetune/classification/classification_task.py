@@ -11,7 +11,7 @@ What is its own (`albert_tf.finetune.driver` does the rest):
 
 Illustration (not run):
     config = ClassificationConfig(task="rte", data_dir="glue/RTE", init_checkpoint="bundle/")
-    run_classifier(config, "/tmp/rte")["dev/accuracy"]
+    run_classifier(config, "/tmp/rte", Runtime.for_machine())["dev/accuracy"]
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from albert_tf.finetune.task_family import (
     TrainingData,
 )
 from albert_tf.models.classifier import AlbertClassifier
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 
 
@@ -178,15 +179,18 @@ class ClassificationTask(FinetuneTask, family="classification", config_class=Cla
         return classifier_endpoints(predict, run.featurizer, run.info.labels, run.info.is_pair)
 
 
-def run_classifier(config: ClassificationConfig, output_dir: str) -> dict[str, Any]:
-    """Fine-tunes, evaluates, predicts and exports what `config` asks (`run_finetuning`).
+def run_classifier(
+    config: ClassificationConfig, output_dir: str, runtime: Runtime
+) -> dict[str, Any]:
+    """Fine-tunes, evaluates, predicts and exports what `config` asks in `runtime`'s speed-only
+    forms (`run_finetuning`).
 
     Returns:
         A flat dict: `train_examples`, `train_steps`, `train_seconds` (when training),
         `<dev name>/<metric>` per dev file (when evaluating), `predictions` (file paths),
         `saved_model` (export path).
     """
-    return run_finetuning(config, output_dir)
+    return run_finetuning(config, output_dir, runtime)
 
 
 def resolve_task(config: ClassificationConfig, labels: tuple[str, ...] | None = None) -> TaskSpec:

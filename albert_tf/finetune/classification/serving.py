@@ -18,7 +18,7 @@ SentencePiece and normalization ops), not albert_tf:
 
 Illustration (not run):
     export_classifier("/tmp/sst2_export", model, text_features,
-                      labels=("0", "1"))
+                      labels=("0", "1"), runtime=Runtime.plain())
     '/tmp/sst2_export'
 """
 
@@ -88,7 +88,8 @@ def export_classifier(
     labels: Sequence[str] | None,
     is_pair: bool = False,
     overwrite: bool = False,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
 
@@ -99,7 +100,7 @@ def export_classifier(
         labels: class names in id order, or None for a regression.
         is_pair: export `classify_text_pair` (pair tasks) instead of `classify_text`.
         overwrite: replace an existing `export_dir` once the new one is complete.
-        runtime: the serving forms (`export_task_model`; default: the plain reference).
+        runtime: the serving forms (`export_task_model`; `Runtime.plain()` is the reference).
 
     Returns:
         `export_dir`.

@@ -21,7 +21,7 @@ driver's `backup/`): the same command line continues the `Distiller`'s fit where
 Illustration (not run):
     distillation = Distillation(DistillConfig(teacher="/tmp/sst2", student_layers=2))
     run_finetuning(teacher_config(distillation.teacher_dir), "/tmp/sst2_k2",
-                   distillation=distillation)
+                   Runtime.for_machine(), distillation=distillation)
 """
 
 from __future__ import annotations

@@ -1,9 +1,24 @@
 """`ChoiceFeatures`: raw (context, question, options) -> `[B, N, L]` encoder inputs, in graph.
 
-The encoding of `encoding.py` (the original RACE layout) with TensorFlow ops only, so the same
-layer featurizes the training data (`tf.data`) and serves in the SavedModel (`choose`):
+The original RACE encoding with TensorFlow ops only, so the same layer featurizes the training
+data (`tf.data`) and serves in the SavedModel (`choose`):
 
     [CLS] context [SEP] question+option [SEP]     per option; the article truncated first
+
+The original `race_utils` builds, for every option:
+
+1. the QA text: when the question holds a "_" blank, the option fills it, else
+   `question + " " + option`;
+2. its pieces, of which it keeps the LAST `max_qa_length`;
+3. the article's pieces, cut at the end to fit `[CLS] article [SEP] qa [SEP]` into
+   `max_seq_length` (the article is truncated first, the QA only by step 2);
+4. segment 0 for `[CLS]`, the article and the first `[SEP]`, 1 for the QA and the last `[SEP]`.
+
+One difference, on purpose: the original fills the blank with `str.replace("_", option)`, so
+RACE's usual blank "______" repeats the option once per underscore (six times). Here a run of
+underscores is one blank and gets the option once; `blank_per_underscore=True` restores the
+original behaviour exactly. The tests compare the layer with a plain-Python reference of these
+steps (`tests/finetune/multiple_choice/choice_reference.py`).
 
 Options are a `[B, N]` string tensor; an empty option is padding and packs to all zeros (the
 model gives it no probability), so questions with fewer options share a batch with others.
@@ -17,16 +32,17 @@ from typing import Any
 import keras
 import tensorflow as tf
 
-from albert_tf.finetune.multiple_choice.encoding import BLANK
 from albert_tf.layer_config import ArgumentsConfig
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.string_parts import split_parts
 from albert_tf.tokenization.text_packing import pack_kept
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer, as_text_tokenizer
 
+BLANK = "_"
+
 
 def fill_blanks(question: tf.Tensor, options: tf.Tensor, blank_per_underscore: bool) -> tf.Tensor:
-    """`encoding.fill_blank` for strings `question` [B] and `options` [B, N] -> [B, N]."""
+    """Step 1 (the QA text) for strings `question` [B] and `options` [B, N] -> [B, N]."""
     if not blank_per_underscore:
         question = tf.strings.regex_replace(question, "_+", BLANK)
     num_options = tf.shape(options)[1]

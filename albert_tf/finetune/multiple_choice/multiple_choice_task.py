@@ -12,7 +12,7 @@ What is its own (`albert_tf.finetune.driver` does the rest):
 Illustration (not run):
     config = MultipleChoiceConfig(task="race", train_file="RACE/train",
                                   dev_file="RACE/dev", init_checkpoint="bundle/")
-    run_multiple_choice(config, "/tmp/race")["dev/accuracy"]
+    run_multiple_choice(config, "/tmp/race", Runtime.for_machine())["dev/accuracy"]
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from albert_tf.finetune.task_family import (
     TrainingData,
 )
 from albert_tf.models.multiple_choice import AlbertMultipleChoice
+from albert_tf.runtime.runtime import Runtime
 
 Examples = list[MultipleChoiceExample]
 
@@ -198,15 +199,18 @@ class MultipleChoiceTask(FinetuneTask, family="multiple_choice", config_class=Mu
         return multiple_choice_endpoints(predict, run.featurizer)
 
 
-def run_multiple_choice(config: MultipleChoiceConfig, output_dir: str) -> dict[str, Any]:
-    """Fine-tunes, evaluates, predicts and exports what `config` asks (`run_finetuning`).
+def run_multiple_choice(
+    config: MultipleChoiceConfig, output_dir: str, runtime: Runtime
+) -> dict[str, Any]:
+    """Fine-tunes, evaluates, predicts and exports what `config` asks in `runtime`'s speed-only
+    forms (`run_finetuning`).
 
     Returns:
         A flat dict: `train_*` (training), `dev/accuracy` (+ `dev/middle/accuracy`,
         `dev/high/accuracy` for RACE folders, `dev/baseline_accuracy`), `predictions` (path),
         `saved_model` (path).
     """
-    return run_finetuning(config, output_dir)
+    return run_finetuning(config, output_dir, runtime)
 
 
 def predict_probabilities(run: FinetuneRun, examples: Examples) -> np.ndarray:

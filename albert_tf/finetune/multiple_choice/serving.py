@@ -17,7 +17,7 @@ SentencePiece and normalization ops):
                                  options=tf.constant([["cat", "dog", ""]]))["answers"]
 
 Illustration (not run):
-    export_multiple_choice("/tmp/race_export", model, features)  # '/tmp/race_export'
+    export_multiple_choice("/tmp/race_export", model, features, runtime=Runtime.plain())
 """
 
 from __future__ import annotations
@@ -73,9 +73,11 @@ def export_multiple_choice(
     model: AlbertMultipleChoice,
     features: ChoiceFeatures,
     overwrite: bool = False,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
 ) -> str:
-    """Saves the SavedModel (written under a temporary name, renamed when complete)."""
+    """Saves the SavedModel (written under a temporary name, renamed when complete) in
+    `runtime`'s serving forms (`export_task_model`)."""
     return export_task_model(
         export_dir,
         model,

@@ -1,8 +1,8 @@
 """Extractive QA: SQuAD v1.1 and v2.0.
 
-`task.SquadTask` is the family on the fine-tuning driver (`task.run_squad(config, output_dir)`
-does a whole run); the pieces are `examples` (reading SQuAD JSON), `features` (windows with
-original-character offsets), `decoding` (n-best legal spans, v2 nulls), `scoring` (the
+`task.SquadTask` is the family on the fine-tuning driver (`task.run_squad(config, output_dir,
+runtime)` does a whole run); the pieces are `examples` (reading SQuAD JSON), `features` (windows
+with original-character offsets), `decoding` (n-best legal spans, v2 nulls), `scoring` (the
 official EM/F1), `baseline`, `models.span_qa.AlbertSpanQA` and `serving.export_span_qa`
 (`answer(question, context)`).
 """

@@ -19,7 +19,7 @@ Loading needs `tensorflow` and `tensorflow_text` only:
     qa.signatures["answer"](question=tf.constant(["Who?"]), context=tf.constant(["Ann ran."]))
 
 Illustration (not run):
-    export_span_qa("/tmp/squad_export", model, featurizer)  # '/tmp/squad_export'
+    export_span_qa("/tmp/squad_export", model, featurizer, runtime=Runtime.plain())
 """
 
 from __future__ import annotations
@@ -173,7 +173,8 @@ def export_span_qa(
     featurizer: SquadFeaturizer,
     rules: AnswerRules = AnswerRules(),
     overwrite: bool = False,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
 
@@ -183,7 +184,7 @@ def export_span_qa(
         featurizer: the run's `SquadFeaturizer` (tokenizer, lengths, stride).
         rules: answer length and v2's null answers, as `decoding.decode` applies them.
         overwrite: replace an existing `export_dir` once the new one is complete.
-        runtime: the serving forms (`export_task_model`; default: the plain reference).
+        runtime: the serving forms (`export_task_model`; `Runtime.plain()` is the reference).
     """
     layer = serving_tokenizer(featurizer)
     return export_task_model(

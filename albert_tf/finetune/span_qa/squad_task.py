@@ -21,7 +21,7 @@ predicted by a v2 run is answered and scored without no-answers (every question 
 Illustration (not run):
     config = SquadConfig(train_file="train.json", predict_file="dev.json",
                          version_2_with_negative=True, init_checkpoint="bundle/")
-    run_squad(config, "/tmp/squad")["dev/f1"]
+    run_squad(config, "/tmp/squad", Runtime.for_machine())["dev/f1"]
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from albert_tf.finetune.task_family import (
     TrainingData,
 )
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 # The logit of positions a prediction batch was cut at: padding, where no answer starts or ends.
@@ -220,14 +221,15 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
         return span_qa_endpoints(predict, tokenizer, run.featurizer, rules)
 
 
-def run_squad(config: SquadConfig, output_dir: str) -> dict[str, Any]:
-    """Fine-tunes, predicts, scores and exports what `config` asks (`run_finetuning`).
+def run_squad(config: SquadConfig, output_dir: str, runtime: Runtime) -> dict[str, Any]:
+    """Fine-tunes, predicts, scores and exports what `config` asks in `runtime`'s speed-only forms
+    (`run_finetuning`).
 
     Returns:
         A flat dict: `train_*` (when training), `<file stem>/<figure>` per predicted file with
         gold answers, `null_score_diff_threshold`, `saved_model` (export path).
     """
-    return run_finetuning(config, output_dir)
+    return run_finetuning(config, output_dir, runtime)
 
 
 def _stem(path: str) -> str:

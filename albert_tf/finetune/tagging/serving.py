@@ -24,7 +24,8 @@ SentencePiece and normalization ops), not albert_tf:
     tagger.signatures["tag"](text=tf.constant(["Empire State Building = ESB"]))["tags"]
 
 Illustration (not run):
-    export_tagger("/tmp/ner_export", model, aligner, labels=("O", "B-PER", "I-PER"))
+    export_tagger("/tmp/ner_export", model, aligner, labels=("O", "B-PER", "I-PER"),
+                  runtime=Runtime.plain())
     '/tmp/ner_export'
 """
 
@@ -100,7 +101,8 @@ def export_tagger(
     aligner: WordPieceAligner,
     labels: Sequence[str],
     overwrite: bool = False,
-    runtime: Runtime | None = None,
+    *,
+    runtime: Runtime,
     character_level: bool = False,
 ) -> str:
     """Saves the SavedModel (written to a temporary directory, renamed when complete).
@@ -111,7 +113,7 @@ def export_tagger(
         aligner: its word-piece aligner (tokenizer + windows at the training `max_seq_length`).
         labels: tag names in id order.
         overwrite: replace an existing `export_dir` once the new one is complete.
-        runtime: the serving forms (`export_task_model`; default: the plain reference).
+        runtime: the serving forms (`export_task_model`; `Runtime.plain()` is the reference).
         character_level: `tag(text)` tags characters (see the module docstring).
 
     Returns:

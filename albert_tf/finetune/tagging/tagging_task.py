@@ -18,7 +18,7 @@ the run's tokenizer), and `tag(text)` tags every character of the text.
 Illustration (not run):
     config = TaggingConfig(data_dir="wnut17", train_file="wnut17train.conll",
                            dev_file="emerging.dev.conll", init_checkpoint="bundle/")
-    run_tagging(config, "/tmp/wnut17")["dev/f1"]
+    run_tagging(config, "/tmp/wnut17", Runtime.for_machine())["dev/f1"]
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from albert_tf.finetune.task_family import (
     TrainingData,
 )
 from albert_tf.models.token_classifier import AlbertTokenClassifier
+from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.model_proto import load_albert_model_proto, without_dummy_prefix
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 from albert_tf.tokenization.unspaced_scripts import has_unspaced
@@ -194,15 +195,16 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
         return tagger_endpoints(predict, run.featurizer, run.info.labels, run.info.character_level)
 
 
-def run_tagging(config: TaggingConfig, output_dir: str) -> dict[str, Any]:
-    """Fine-tunes, evaluates, predicts and exports what `config` asks (`run_finetuning`).
+def run_tagging(config: TaggingConfig, output_dir: str, runtime: Runtime) -> dict[str, Any]:
+    """Fine-tunes, evaluates, predicts and exports what `config` asks in `runtime`'s speed-only
+    forms (`run_finetuning`).
 
     Returns:
         A flat dict: `train_examples` (windows), `train_steps`, `train_seconds` (training),
         `dev/<metric>` and `baseline/<metric>` (evaluating), `predictions` (file paths),
         `saved_model` (export path).
     """
-    return run_finetuning(config, output_dir)
+    return run_finetuning(config, output_dir, runtime)
 
 
 def warn_if_characters(sentences: TaggedSentences) -> None:

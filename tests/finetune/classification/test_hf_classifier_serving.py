@@ -21,6 +21,7 @@ import transformers
 from albert_tf.convert.convert import convert_checkpoint
 from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
 from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.conftest import TINY_VOCAB_SIZE
 
@@ -79,7 +80,12 @@ def test_converted_hf_classifier_serves_raw_text(
     model = keras.saving.load_model(os.path.join(converted, "model.keras"))
     features = AlbertTextFeatures(os.path.join(converted, "spiece.model"), SEQ_LENGTH)
     export_dir = export_classifier(
-        str(tmp_path / "served"), model, features, labels=("a", "b", "c"), is_pair=is_pair
+        str(tmp_path / "served"),
+        model,
+        features,
+        labels=("a", "b", "c"),
+        is_pair=is_pair,
+        runtime=Runtime.plain(),
     )
 
     texts = [TEXTS_A, TEXTS_B] if is_pair else [TEXTS_A]
@@ -130,7 +136,9 @@ def test_converted_classifier_is_a_source_of_every_export(
     with torch.no_grad():
         expected = torch_model(**hf_batch).logits.numpy()
     # SavedModel: the family's signatures, from the directory alone.
-    served = tf.saved_model.load(export_finished_run(converted_dir, str(tmp_path / "sm")))
+    served = tf.saved_model.load(
+        export_finished_run(converted_dir, str(tmp_path / "sm"), runtime=Runtime.plain())
+    )
     outputs = served.signatures["classify_text"](text_a=tf.constant(TEXTS_A))
     np.testing.assert_allclose(outputs["logits"].numpy(), expected, atol=1e-5)
     assert {label.decode() for label in outputs["labels"].numpy()} <= set(LABELS)

@@ -10,6 +10,7 @@ import pytest
 
 from albert_tf.finetune.classification.classification_task import run_classifier
 from albert_tf.finetune.training import plan_steps
+from albert_tf.runtime import Runtime
 from tests.finetune.classification.conftest import NEGATIVE, POSITIVE
 from tests.tensorboard_events import profiler_traces, read_hparams, read_scalars
 
@@ -41,7 +42,11 @@ def test_train_eval_predict_then_reload(finetuned_run, tiny_run_config):
     assert set(labels) <= {"0", "1"}
 
     # Evaluating the saved run again (no training) gives the same metrics.
-    reloaded = run_classifier(tiny_run_config.replace(do_train=False, do_predict=False), output_dir)
+    reloaded = run_classifier(
+        tiny_run_config.replace(do_train=False, do_predict=False),
+        output_dir,
+        runtime=Runtime.for_machine(),
+    )
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
 
@@ -49,17 +54,27 @@ def test_vocabulary_mismatch_is_a_clear_error(tmp_path, tiny_run_config, tiny_co
     bigger = tmp_path / "albert_config.json"
     tiny_config.replace(vocab_size=tiny_config.vocab_size + 1).to_json_file(bigger)
     with pytest.raises(ValueError, match=r"has 300 pieces but the encoder .* has vocab_size 301"):
-        run_classifier(tiny_run_config.replace(albert_config_file=str(bigger)), str(tmp_path))
+        run_classifier(
+            tiny_run_config.replace(albert_config_file=str(bigger)),
+            str(tmp_path),
+            runtime=Runtime.for_machine(),
+        )
 
 
 def test_eval_without_a_finetuned_model_is_a_clear_error(tmp_path, tiny_run_config):
     with pytest.raises(ValueError, match="no task.json, .*run with --do_train"):
-        run_classifier(tiny_run_config.replace(do_train=False), str(tmp_path))
+        run_classifier(
+            tiny_run_config.replace(do_train=False), str(tmp_path), runtime=Runtime.for_machine()
+        )
 
 
 def test_labels_that_do_not_match_the_task(tmp_path, tiny_run_config):
     with pytest.raises(ValueError, match="do not match task sst-2's labels"):
-        run_classifier(tiny_run_config.replace(labels=("neg", "pos")), str(tmp_path))
+        run_classifier(
+            tiny_run_config.replace(labels=("neg", "pos")),
+            str(tmp_path),
+            runtime=Runtime.for_machine(),
+        )
 
 
 @pytest.mark.slow  # Needs the trained classification run.
@@ -109,7 +124,6 @@ def test_the_other_runtime_trains_and_serves_like_this_machines(
     import tensorflow as tf
 
     from albert_tf.finetune.driver import run_finetuning
-    from albert_tf.runtime import Runtime
 
     machine = Runtime.for_machine()
     other = Runtime(

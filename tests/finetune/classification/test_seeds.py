@@ -10,12 +10,13 @@ import pytest
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.seeds import SEEDS_FILE, parse_seeds, run_seeds
+from albert_tf.runtime import Runtime
 
 
 @pytest.mark.slow  # Two tiny fine-tuning runs.
 def test_each_seed_is_a_complete_run_and_the_summary_matches(tmp_path, tiny_run_config):
     config = tiny_run_config.replace(num_train_epochs=1, do_predict=False)
-    summary = run_seeds(config, str(tmp_path), [7, 8])
+    summary = run_seeds(config, str(tmp_path), [7, 8], runtime=Runtime.for_machine())
 
     runs = summary["runs"]
     assert summary["seeds"] == [7, 8] and list(runs) == ["7", "8"]

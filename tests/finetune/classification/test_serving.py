@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.finetune.classification.conftest import NEGATIVE, POSITIVE
 
@@ -50,7 +51,15 @@ def test_export_refuses_to_overwrite_and_checks_labels(finetuned_run):
     model = keras.saving.load_model(os.path.join(output_dir, "model.keras"))
     features = AlbertTextFeatures(os.path.join(output_dir, "spm.model"), 8)
     with pytest.raises(FileExistsError, match="already exists"):
-        export_classifier(results["saved_model"], model, features, ("0", "1"))
+        export_classifier(
+            results["saved_model"], model, features, ("0", "1"), runtime=Runtime.plain()
+        )
     with pytest.raises(ValueError, match="3 labels for a model with 2 outputs"):
-        export_classifier(os.path.join(output_dir, "other"), model, features, ("a", "b", "c"))
+        export_classifier(
+            os.path.join(output_dir, "other"),
+            model,
+            features,
+            ("a", "b", "c"),
+            runtime=Runtime.plain(),
+        )
     assert not os.path.exists(os.path.join(output_dir, "other"))

@@ -6,9 +6,9 @@ import pytest
 import tensorflow as tf
 
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures, fill_blanks
-from albert_tf.finetune.multiple_choice.encoding import encode_choice_reference, fill_blank
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
+from tests.finetune.multiple_choice.choice_reference import encode_choice_reference, fill_blank
 
 QUESTIONS = ["the boy went to the ______ .", "why did he go ?", "a _ b __ c", "_", ""]
 OPTIONS = [

@@ -14,6 +14,7 @@ from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
 from albert_tf.finetune.multiple_choice.datasets import padded_options
 from albert_tf.finetune.multiple_choice.examples import read_race
 from albert_tf.finetune.multiple_choice.multiple_choice_task import run_multiple_choice
+from albert_tf.runtime import Runtime
 from tests.finetune.multiple_choice.conftest import ARTICLES, race_article
 from tests.fresh_process import run_without_albert_tf
 
@@ -39,7 +40,9 @@ def test_train_eval_predict_then_reload(choice_run, choice_config, race_dirs):
         chosen = line["probabilities"]["ABCD".index(line["answer"])]
         assert chosen >= max(line["probabilities"]) - 1e-6
     reloaded = run_multiple_choice(
-        choice_config.replace(do_train=False, do_predict=False), output_dir
+        choice_config.replace(do_train=False, do_predict=False),
+        output_dir,
+        runtime=Runtime.for_machine(),
     )
     assert reloaded["dev/accuracy"] == results["dev/accuracy"]
 
@@ -90,7 +93,11 @@ def test_bad_training_file_writes_nothing(tmp_path, choice_config, change, messa
     (train_dir / "bad1.json").write_text(json.dumps(data))
     output_dir = tmp_path / "out"
     with pytest.raises(ValueError, match=message) as error:
-        run_multiple_choice(choice_config.replace(train_file=str(train_dir)), str(output_dir))
+        run_multiple_choice(
+            choice_config.replace(train_file=str(train_dir)),
+            str(output_dir),
+            runtime=Runtime.for_machine(),
+        )
     assert str(train_dir / "bad1.json") in str(error.value)
     assert not output_dir.exists()
 
@@ -100,7 +107,9 @@ def test_bad_dev_file_is_found_before_training(tmp_path, choice_config):
     dev.write_text('{"article": "x", "questions": ["q"],\n "options": [["a", "b"]], "answers": [}')
     output_dir = tmp_path / "out"
     with pytest.raises(ValueError, match=r"invalid JSON .*dev.json:2"):
-        run_multiple_choice(choice_config.replace(dev_file=str(dev)), str(output_dir))
+        run_multiple_choice(
+            choice_config.replace(dev_file=str(dev)), str(output_dir), runtime=Runtime.for_machine()
+        )
     assert not output_dir.exists()
 
 

@@ -13,6 +13,7 @@ import tensorflow as tf
 from albert_tf.errors import UserError
 from albert_tf.finetune.span_qa.examples import read_squad
 from albert_tf.finetune.span_qa.squad_task import run_squad
+from albert_tf.runtime import Runtime
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
@@ -98,11 +99,11 @@ def test_v2_data_without_the_flag_and_empty_dev_are_user_errors(
 ):
     config = tiny_squad_config.replace(version_2_with_negative=False, export_saved_model=False)
     with pytest.raises(UserError, match="--version_2_with_negative"):
-        run_squad(config, str(tmp_path / "a"))
+        run_squad(config, str(tmp_path / "a"), runtime=Runtime.for_machine())
     empty = write_json(tmp_path / "empty.json", squad_json([]))
     config = tiny_squad_config.replace(predict_file=empty, do_train=False)
     with pytest.raises(UserError, match="no .*task.json|no questions"):
-        run_squad(config, str(tmp_path / "b"))
+        run_squad(config, str(tmp_path / "b"), runtime=Runtime.for_machine())
 
 
 @pytest.mark.slow  # Runs the command in a subprocess.

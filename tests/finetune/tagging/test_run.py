@@ -8,6 +8,7 @@ import os
 import pytest
 
 from albert_tf.finetune.tagging.conlleval import conlleval
+from albert_tf.runtime import Runtime
 from tests.finetune.tagging.conftest import SENTENCES
 
 pytestmark = pytest.mark.slow  # Needs the trained tagging run, or trains one.
@@ -55,6 +56,10 @@ def test_eval_only_run_from_output_dir(tagging_run, tagging_config):
     from albert_tf.finetune.tagging.tagging_task import run_tagging
 
     output_dir, results = tagging_run
-    again = run_tagging(tagging_config.replace(do_train=False, do_predict=False), output_dir)
+    again = run_tagging(
+        tagging_config.replace(do_train=False, do_predict=False),
+        output_dir,
+        runtime=Runtime.for_machine(),
+    )
     assert again["dev/f1"] == results["dev/f1"]
     assert again["dev/accuracy"] == results["dev/accuracy"]

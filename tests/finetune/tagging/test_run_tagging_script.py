@@ -11,6 +11,7 @@ import pytest
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.tagging.tagging_task import run_tagging
+from albert_tf.runtime import Runtime
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
@@ -110,7 +111,7 @@ def test_eval_only_with_a_bad_dev_file_leaves_the_run_untouched(
     bad_dev = write_lines(tmp_path / "dev.txt", ["paris B-LOC", "york I-TOWN", ""])
     config = tagging_config.replace(do_train=False, do_predict=False, dev_file=bad_dev)
     with pytest.raises(UserError, match=r"tag 'I-TOWN' is not among .*dev.txt:2"):
-        run_tagging(config, output_dir)
+        run_tagging(config, output_dir, runtime=Runtime.for_machine())
     after = {
         name: os.path.getmtime(os.path.join(output_dir, name)) for name in os.listdir(output_dir)
     }

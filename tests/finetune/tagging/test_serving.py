@@ -14,6 +14,7 @@ import tensorflow as tf
 from albert_tf.finetune.tagging.datasets import predict_tag_ids
 from albert_tf.finetune.tagging.serving import export_tagger
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
+from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 from tests.finetune.tagging.conftest import SENTENCES, SEQ_LENGTH
 from tests.fresh_process import run_without_albert_tf
@@ -124,9 +125,11 @@ def test_loads_with_only_tensorflow_and_tensorflow_text(keras_tagger, tmp_path):
 def test_export_refuses_to_overwrite_and_checks_labels(keras_tagger, tmp_path):
     model, aligner, labels, export_dir = keras_tagger
     with pytest.raises(FileExistsError, match="already exists"):
-        export_tagger(export_dir, model, aligner, labels)
+        export_tagger(export_dir, model, aligner, labels, runtime=Runtime.plain())
     with pytest.raises(ValueError, match="2 labels for a model with 5 tags"):
-        export_tagger(str(tmp_path / "other"), model, aligner, ["O", "B-X"])
+        export_tagger(
+            str(tmp_path / "other"), model, aligner, ["O", "B-X"], runtime=Runtime.plain()
+        )
     assert not os.path.exists(tmp_path / "other")
 
 

@@ -1,20 +1,8 @@
-"""The original RACE encoding of one (context, question, option), in plain Python.
+"""The original RACE encoding of one (context, question, option), in plain Python: the
+reference the in-graph `ChoiceFeatures` layer is tested against (`test_encoding.py`).
 
-The original `race_utils` builds, for every option:
-
-1. the QA text: when the question holds a "_" blank, the option fills it, else
-   `question + " " + option`;
-2. its pieces, of which it keeps the LAST `max_qa_length`;
-3. the article's pieces, cut at the end to fit `[CLS] article [SEP] qa [SEP]` into
-   `max_seq_length` (the article is truncated first, the QA only by step 2);
-4. segment 0 for `[CLS]`, the article and the first `[SEP]`, 1 for the QA and the last `[SEP]`.
-
-One difference, on purpose: the original fills the blank with `str.replace("_", option)`, so
-RACE's usual blank "______" repeats the option once per underscore (six times). Here a run of
-underscores is one blank and gets the option once; `blank_per_underscore=True` restores the
-original behaviour exactly.
-
-This module is the reference the in-graph `ChoiceFeatures` layer is tested against.
+It follows the steps of `albert_tf.finetune.multiple_choice.choice_features`'s docstring one
+option at a time, with the same blank rule (`blank_per_underscore=True`: the original's).
 
 Example:
     >>> fill_blank("The boy went to the _ .", "park")
@@ -29,15 +17,15 @@ from __future__ import annotations
 
 import re
 
+from albert_tf.finetune.multiple_choice.choice_features import BLANK
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
-BLANK = "_"
 BLANK_RUN = re.compile("_+")
 
 
 def fill_blank(question: str, option: str, blank_per_underscore: bool = False) -> str:
-    """The QA text of one option (step 1 of the module docstring)."""
+    """The QA text of one option (step 1 of `choice_features`'s docstring)."""
     if BLANK not in question:
         return f"{question} {option}"
     if blank_per_underscore:
