@@ -215,6 +215,7 @@ def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
     from albert_tf.finetune.span_qa.squad_task import run_squad
     from albert_tf.finetune.tagging.tagging_config import TaggingConfig
     from albert_tf.finetune.tagging.tagging_task import run_tagging
+    from albert_tf.runtime.runtime import Runtime
 
     run, config = {
         "span_qa": (run_squad, SquadConfig()),
@@ -225,7 +226,7 @@ def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
     holder = _start_holder(output)
     try:
         with pytest.raises(OutputLockedError, match=f"pid {holder.pid} "):
-            run(config, output)
+            run(config, output, Runtime.plain())
         assert sorted(os.listdir(tmp_path)) == [".run.lock"]
     finally:
         holder.kill()

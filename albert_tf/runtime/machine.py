@@ -76,10 +76,15 @@ def kernel_settings() -> dict[str, str]:
 
 @functools.cache
 def has_accelerator() -> bool:
-    """Whether TensorFlow sees a GPU or TPU (asked once: it fixes the runtime's devices)."""
+    """Whether TensorFlow sees a GPU or TPU.
+
+    Physical devices: listing them does not start TensorFlow's runtime, which a command resolves
+    its `Runtime` before (a `MultiWorkerMirroredStrategy` created afterwards must still
+    configure its collectives, which only a runtime not yet started takes).
+    """
     import tensorflow as tf
 
-    return bool(tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("TPU"))
+    return bool(tf.config.list_physical_devices("GPU") or tf.config.list_physical_devices("TPU"))
 
 
 def onednn_enabled(flags: set[str] | None = None, setting: str | None = None) -> bool:
