@@ -78,7 +78,6 @@ def test_labels_that_do_not_match_the_task(tmp_path, tiny_run_config):
 
 
 @pytest.mark.slow  # Needs the trained classification run.
-@pytest.mark.slow  # Needs the trained classification run.
 def test_run_writes_its_hparams_and_metrics_for_tensorboard(finetuned_run, tiny_run_config):
     output_dir, results = finetuned_run
     written = read_hparams(os.path.join(output_dir, "logs"))
@@ -100,6 +99,7 @@ def test_profile_steps_capture_a_trace_of_those_steps(finetuned_run):
     assert profiler_traces(os.path.join(output_dir, "logs", "profile", "train"))
 
 
+@pytest.mark.slow  # Needs the trained classification run.
 def test_predictions_are_consistent_with_metrics(finetuned_run):
     output_dir, results = finetuned_run
     # Dev = the 6 distinct training sentences; accuracy is a multiple of 1/6.
