@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from albert_tf.config_fields import option
 from albert_tf.errors import UserError
-from albert_tf.runtime.runtime import RuntimeOptions
+from albert_tf.runtime.runtime import Runtime
 
 if TYPE_CHECKING:
     from albert_tf.export.export_source import ExportSource
@@ -65,7 +65,8 @@ class ExportRequest:
             a `.keras` file, a pretraining workdir or checkpoint prefix, or (with
             `checkpoint_format`) a Hugging Face directory or TF1 checkpoint.
         export_dir: the directory to create.
-        runtime: the speed-only forms of a SavedModel's signatures (saved_model).
+        runtime: the speed-only forms of a SavedModel's signatures (saved_model), as the
+            command resolved them.
         checkpoint_format: "albert_tf", "hf" or "tf1".
         albert_config_file: the config of a training checkpoint (a file or preset name).
         spm_model_file: the SentencePiece model; default: the one that came with the source.
@@ -76,7 +77,7 @@ class ExportRequest:
 
     checkpoint: str
     export_dir: str
-    runtime: RuntimeOptions
+    runtime: Runtime
     checkpoint_format: str = "albert_tf"
     albert_config_file: str | None = None
     spm_model_file: str | None = None
@@ -117,13 +118,12 @@ def _saved_model(request: ExportRequest) -> str:
     or pretrainer's text signatures (`export_saved_model`)."""
     from albert_tf.export.finetuned_run import is_finetuned_run
 
-    runtime = request.runtime.resolve()
     if request.checkpoint_format == "albert_tf" and is_finetuned_run(request.checkpoint):
         # The run's task.json names its family; the driver imports it from the families' table.
         from albert_tf.finetune.driver import export_finished_run
 
         return export_finished_run(
-            request.checkpoint, request.export_dir, request.overwrite, runtime=runtime
+            request.checkpoint, request.export_dir, request.overwrite, runtime=request.runtime
         )
     if request.checkpoint_format != "albert_tf":
         raise UserError(
@@ -144,7 +144,7 @@ def _saved_model(request: ExportRequest) -> str:
         do_lower_case=request.do_lower_case is not False,
         top_k=request.options.top_k,
         overwrite=request.overwrite,
-        runtime=runtime,
+        runtime=request.runtime,
     )
 
 

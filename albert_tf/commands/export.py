@@ -101,7 +101,7 @@ def request_from_flags(values: flags.FlagValues) -> ExportRequest:
     return ExportRequest(
         checkpoint=values.checkpoint,
         export_dir=values.export_dir,
-        runtime=config_from_flags(RuntimeOptions, values),
+        runtime=config_from_flags(RuntimeOptions, values).resolve(),
         checkpoint_format=values.checkpoint_format,
         albert_config_file=values.albert_config_file,
         spm_model_file=values.spm_model_file,

@@ -22,7 +22,7 @@ from absl import flags
 from albert_tf import cli
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.export_formats import ExportOptions, ExportRequest, format_named
-from albert_tf.runtime.runtime import RuntimeOptions
+from albert_tf.runtime.runtime import Runtime
 
 flags.DEFINE_string(
     "source",
@@ -45,7 +45,7 @@ def main(argv: list[str]) -> None:
     request = ExportRequest(
         checkpoint=values.source,
         export_dir=values.output_dir,
-        runtime=RuntimeOptions(),  # LiteRT files have no serving forms.
+        runtime=Runtime.plain(),  # LiteRT files have no serving forms.
         albert_config_file=values.albert_config_file,
         spm_model_file=values.spm_model_file,
         overwrite=values.overwrite,
