@@ -29,9 +29,14 @@ import keras
 import numpy as np
 
 from albert_tf.convert.checkpoint_mismatch import CheckpointMismatchError, check_names_and_shapes
-from albert_tf.convert.named_weight import NamedWeight
 from albert_tf.convert.task_heads import task_head_for_model
-from albert_tf.convert.weight_names import HF_BASE_PREFIX, HF_TIED_KEYS, named_weights, split_model
+from albert_tf.convert.weight_names import (
+    HF_BASE_PREFIX,
+    HF_TIED_KEYS,
+    NamedWeight,
+    named_weights,
+    split_model,
+)
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.json_files import read_json_file
 

@@ -40,8 +40,7 @@ import keras
 from albert_tf.convert.keras_hub_config import albert_config_from_keras_hub, backbone_kwargs
 from albert_tf.convert.keras_hub_tokenizer import normalizing_model_proto
 from albert_tf.convert.keras_hub_weights import copy_from_keras_hub, copy_to_keras_hub
-from albert_tf.convert.task_head import TaskHead
-from albert_tf.convert.task_heads import TASK_HEADS, task_head_for_model
+from albert_tf.convert.task_heads import TASK_HEADS, TaskHead, task_head_for_model
 from albert_tf.convert.weight_names import split_model
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.file_names import SPM_FILE, TASK_FILE, TOKENIZER_CONFIG_FILE

@@ -23,8 +23,7 @@ import keras
 import numpy as np
 
 from albert_tf.convert.checkpoint_mismatch import check_names_and_shapes
-from albert_tf.convert.named_weight import NamedWeight
-from albert_tf.convert.weight_names import HF_BASE_PREFIX, named_weights
+from albert_tf.convert.weight_names import HF_BASE_PREFIX, NamedWeight, named_weights
 
 # Hugging Face layer (without `albert.`) -> keras-hub layer path and the layer's kind, which
 # names its variables.

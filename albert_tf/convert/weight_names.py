@@ -1,8 +1,9 @@
 """The names of albert_tf's weights in the original TF1 release and in Hugging Face.
 
-One table (`named_weights`) lists every weight of an `AlbertEncoder` or
-`AlbertPretrainer` with its original TF1 checkpoint name and its Hugging Face
-`transformers` state-dict name, so that both converters read the same facts.
+`NamedWeight` is one weight with its names; one table (`named_weights`) lists every
+weight of an `AlbertEncoder`, `AlbertPretrainer` or task model with its original TF1
+checkpoint name and its Hugging Face `transformers` state-dict name, so that both
+converters read the same facts.
 
 Layout facts the table encodes:
   * albert_tf and TF1 kernels are [in, out]; Hugging Face `nn.Linear` weights
@@ -16,8 +17,8 @@ Layout facts the table encodes:
     `predictions.decoder.bias` to `predictions.bias` (`hf_aliases`): they are
     accepted when read and not written, like `save_pretrained` does.
   * Fine-tuned task models (classifier, span QA, ...) are an encoder plus a task
-    head; `convert/task_heads.py` lists the heads and their names. Their HF keys
-    carry the `albert.` prefix, like a pretrainer's.
+    head; `convert/task_heads.py` lists the heads and their name prefixes. Their HF
+    keys carry the `albert.` prefix, like a pretrainer's.
 
 Only `sharing="all_shared"` has original/HF counterparts (group g, inner block
 j); other sharing modes raise `ValueError`.
@@ -36,8 +37,7 @@ import keras
 import numpy as np
 
 from albert_tf.config import AlbertConfig
-from albert_tf.convert.named_weight import NamedWeight, dense_weights, layer_norm_weights
-from albert_tf.convert.task_heads import task_head_for_model
+from albert_tf.convert.task_heads import TaskHead, task_head_for_model
 from albert_tf.errors import UserError
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
@@ -47,6 +47,62 @@ HF_BASE_PREFIX = "albert."
 # Hugging Face keys that are another name for a weight of the table (tied):
 # the MLM decoder weight is the word embedding table itself.
 HF_TIED_KEYS = {"predictions.decoder.weight": f"{HF_BASE_PREFIX}embeddings.word_embeddings.weight"}
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedWeight:
+    """One weight and its names; `variable` is None for an HF-only constant, `hf_name` None for
+    a weight the HF architecture lacks (e.g. the pooler of a token classifier)."""
+
+    tf1_name: str | None
+    hf_name: str | None
+    variable: keras.Variable | None
+    hf_transpose: bool = False
+    hf_constant: np.ndarray | None = None
+    hf_aliases: tuple[str, ...] = ()
+    tf1_transpose: bool = False
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        if self.variable is None:
+            return tuple(self.hf_constant.shape)
+        return tuple(self.variable.shape)
+
+    @property
+    def hf_shape(self) -> tuple[int, ...]:
+        return self.shape[::-1] if self.hf_transpose else self.shape
+
+    @property
+    def tf1_shape(self) -> tuple[int, ...]:
+        return self.shape[::-1] if self.tf1_transpose else self.shape
+
+    def value(self, transpose: bool = False) -> np.ndarray:
+        """The variable as float32, transposed for a layout that stores it the other way round."""
+        value = np.asarray(self.variable.numpy(), "float32")
+        return value.T if transpose else value
+
+    def assign(self, value: np.ndarray, transpose: bool = False) -> None:
+        """Sets the variable from a layout's `value` (stored the other way round: `transpose`)."""
+        value = value.T if transpose else value
+        self.variable.assign(value.astype(self.variable.dtype))
+
+
+def dense_weights(tf1: str, hf: str, layer: keras.layers.Dense) -> list[NamedWeight]:
+    """Kernel and bias of a Dense layer: TF1 `<tf1>/kernel`, HF Linear `<hf>.weight` [out, in]."""
+    return [
+        NamedWeight(f"{tf1}/kernel", f"{hf}.weight", layer.kernel, hf_transpose=True),
+        NamedWeight(f"{tf1}/bias", f"{hf}.bias", layer.bias),
+    ]
+
+
+def layer_norm_weights(
+    tf1: str, hf: str, layer: keras.layers.LayerNormalization
+) -> list[NamedWeight]:
+    """Gamma and beta of a LayerNorm: TF1 `<tf1>/gamma`, HF `<hf>.weight`."""
+    return [
+        NamedWeight(f"{tf1}/gamma", f"{hf}.weight", layer.gamma),
+        NamedWeight(f"{tf1}/beta", f"{hf}.bias", layer.beta),
+    ]
 
 
 def split_model(model: keras.Model) -> tuple[AlbertEncoder, AlbertPretrainer | None]:
@@ -154,6 +210,25 @@ def _head_weights(pretrainer: AlbertPretrainer) -> list[NamedWeight]:
     return weights
 
 
+def _task_head_weights(head: TaskHead, model: keras.Model) -> list[NamedWeight]:
+    """The task head's kernel and bias with their Hugging Face and TF1 names."""
+    tf1 = head.tf1_prefix
+    return [
+        NamedWeight(
+            None if tf1 is None else f"{tf1}output_weights",
+            f"{head.hf_layer}.weight",
+            model.head.kernel,
+            hf_transpose=True,
+            tf1_transpose=True,
+        ),
+        NamedWeight(
+            None if tf1 is None else f"{tf1}output_bias",
+            f"{head.hf_layer}.bias",
+            model.head.bias,
+        ),
+    ]
+
+
 def named_weights(model: keras.Model) -> list[NamedWeight]:
     """Every weight of `model` (encoder, pretrainer or task model) with its TF1 and HF names.
 
@@ -181,5 +256,5 @@ def named_weights(model: keras.Model) -> list[NamedWeight]:
     if pretrainer is not None:
         weights += _head_weights(pretrainer)
     if task_head is not None:
-        weights += task_head.weights(model)
+        weights += _task_head_weights(task_head, model)
     return weights

@@ -30,8 +30,7 @@ import keras
 import numpy as np
 
 from albert_tf.config import AlbertConfig
-from albert_tf.convert.named_weight import NamedWeight
-from albert_tf.convert.weight_names import named_weights
+from albert_tf.convert.weight_names import NamedWeight, named_weights
 from albert_tf.errors import UserError
 
 # The AlbertConfig fields a student may change, each no larger than the teacher's.
