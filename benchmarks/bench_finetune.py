@@ -101,7 +101,7 @@ def albert_tf_classifier(
     model_class=AlbertClassifier,
     runtime: Runtime | None = None,
 ) -> tuple[keras.Model, dict]:
-    """`AlbertClassifier` compiled as `finetune.training.compile_for_finetuning` does, with the
+    """`AlbertClassifier` compiled as `finetune.fitting.compile_for_finetuning` does, with the
     chains of `runtime` (default: this machine's, as the commands run), and its features of
     `data`."""
     keras.utils.set_random_seed(0)
@@ -158,7 +158,7 @@ def fit_runner(model: keras.Model, features: dict, labels: np.ndarray, steps: in
 def albert_tf_runner(
     config, data, precision: str, jit_compile: bool, steps: int, model_class=AlbertClassifier
 ) -> Runner:
-    """`AlbertClassifier.fit`, compiled as `finetune.training.compile_for_finetuning` does."""
+    """`AlbertClassifier.fit`, compiled as `finetune.fitting.compile_for_finetuning` does."""
     model, features = albert_tf_classifier(config, data, precision, jit_compile, model_class)
     return fit_runner(model, features, data["labels"], steps)
 

@@ -7,7 +7,7 @@ is the family's own (inputs, head, metrics, predictions, serving signatures, its
 `task.json`); the driver does the rest (lock, checks before writes, build-or-load,
 seed/strategy/precision, train/eval/predict/export). Shared pieces:
 `finetune_config.FinetuneConfig` (the common settings), `flags` (the commands' flags,
-generated from the config), `pretrained_encoder` (what a run starts from), `training` (the
+generated from the config), `pretrained_encoder` (what a run starts from), `fitting` (the
 optimizer recipe and `fit`), `datasets` (batching, length buckets), `prediction` (outputs as
 the export computes them), `export_sources` (what the file-format exports read),
 `scalar_logger`, `seeds` (`run_seeds`: one run per seed and their mean and standard

@@ -18,7 +18,7 @@ Layout of `output_dir` (families add their prediction files):
 
     finetune_config.json, task.json, spm.model, model.keras   `albert_tf.export.finetuned_run`
     runtime.json                                              the speed-only forms used
-    checkpoints/, backup/, logs/train                         `albert_tf.finetune.training`
+    checkpoints/, backup/, logs/train                         `albert_tf.finetune.fitting`
     eval_results.json, logs/eval                              the scores of `evaluate`
     logs/                                                     hparams (HParams dashboard)
     saved_model/                                              the family's signatures
@@ -55,6 +55,7 @@ from albert_tf.finetune.datasets import training_batches
 from albert_tf.finetune.distillation.distillation import Distillation
 from albert_tf.finetune.families import family_for_config
 from albert_tf.finetune.finetune_config import FinetuneConfig
+from albert_tf.finetune.fitting import optimizer_step, train
 from albert_tf.finetune.pretrained_encoder import load_finetuning_encoder
 from albert_tf.finetune.task_family import (
     FAMILY_KEY,
@@ -64,7 +65,6 @@ from albert_tf.finetune.task_family import (
     TaskInputs,
     family_of_run,
 )
-from albert_tf.finetune.training import optimizer_step, train
 from albert_tf.models.chains import use_chains
 from albert_tf.output_lock import output_lock
 from albert_tf.runtime.runtime import Runtime

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from albert_tf.finetune.classification.classification_task import run_classifier
-from albert_tf.finetune.training import plan_steps
+from albert_tf.finetune.fitting import plan_steps
 from albert_tf.runtime import Runtime
 from tests.finetune.classification.conftest import NEGATIVE, POSITIVE
 from tests.tensorboard_events import profiler_traces, read_hparams, read_scalars
