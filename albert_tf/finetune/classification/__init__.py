@@ -1,9 +1,9 @@
 """Sentence (pair) classification and regression: GLUE tasks and generic TSV/CSV files.
 
-`task.ClassificationTask` is the family on the fine-tuning driver (`task.run_classifier(config,
-output_dir, runtime)` does a whole run); the pieces are `tasks` (what a task reads and is scored
-on), `examples` (reading files), `metrics`, `classifier.AlbertClassifier`,
-`datasets.make_dataset` and `serving.export_classifier`.
+`classification_task.ClassificationTask` is the family on the fine-tuning driver
+(`classification_task.run_classifier(config, output_dir, runtime)` does a whole run); the pieces
+are `task_specs` (what a task reads and is scored on), `examples` (reading files), `metrics`,
+`models.classifier.AlbertClassifier`, `datasets.make_dataset` and `serving.export_classifier`.
 """
 
 from albert_tf.lazy_exports import lazy_exports

@@ -1,9 +1,9 @@
 """Multiple choice: RACE's layout and generic JSONL/CSV files.
 
-`task.MultipleChoiceTask` is the family on the fine-tuning driver
-(`task.run_multiple_choice(config, output_dir, runtime)` does a whole run); the pieces are
-`examples` (reading and checking files), `choice_features.ChoiceFeatures` (the original RACE
-encoding in graph, for training and serving), `datasets`, `metrics`,
+`multiple_choice_task.MultipleChoiceTask` is the family on the fine-tuning driver
+(`multiple_choice_task.run_multiple_choice(config, output_dir, runtime)` does a whole run); the
+pieces are `examples` (reading and checking files), `choice_features.ChoiceFeatures` (the
+original RACE encoding in graph, for training and serving), `datasets`, `metrics`,
 `models.multiple_choice.AlbertMultipleChoice` and `serving.export_multiple_choice`.
 """
 

@@ -1,10 +1,10 @@
 """Token classification (named entities, chunks): CoNLL-style and JSONL files.
 
-`task.TaggingTask` is the family on the fine-tuning driver (`task.run_tagging(config,
-output_dir, runtime)` does a whole run); the pieces are `tag_schemes` (IOB1, IOB2/BIO, IOBES),
-`sentences` (reading files), `word_pieces` (word-to-piece alignment and windows), `conlleval`
-(entity-level metrics), `baseline` (most frequent tag per word),
-`models.token_classifier.AlbertTokenClassifier` and `serving.export_tagger`.
+`tagging_task.TaggingTask` is the family on the fine-tuning driver
+(`tagging_task.run_tagging(config, output_dir, runtime)` does a whole run); the pieces are
+`tag_schemes` (IOB1, IOB2/BIO, IOBES), `sentences` (reading files), `word_pieces` (word-to-piece
+alignment and windows), `conlleval` (entity-level metrics), `baseline` (most frequent tag per
+word), `models.token_classifier.AlbertTokenClassifier` and `serving.export_tagger`.
 """
 
 from albert_tf.lazy_exports import lazy_exports
