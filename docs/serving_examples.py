@@ -116,7 +116,7 @@ def main() -> None:
         top_k=3,
         runtime=Runtime.plain(),
     )
-    print("### Pretraining export (`scripts/export_saved_model.py`)\n")
+    print("### Pretraining export (`albert-tf export`)\n")
     _example(pretrained, "encode_text", [{"text_a": A}])
     _example(pretrained, "encode_text_pair", [{"text_a": A, "text_b": B}])
     _example(pretrained, "fill_mask", [{"text": "Ann flew to [MASK]."}])
@@ -128,7 +128,7 @@ def main() -> None:
     export_classifier(
         classifier, model, features, labels=("negative", "positive"), runtime=Runtime.plain()
     )
-    print("### Classification (`run_classifier.py --export_saved_model`)\n")
+    print("### Classification (`albert-tf classify --export_saved_model`)\n")
     _example(classifier, "classify_text", [{"text_a": "a gorgeous, witty film"}])
     _example(classifier, "serving_default", [ids])
 
@@ -137,7 +137,7 @@ def main() -> None:
     export_multiple_choice(
         choice, AlbertMultipleChoice(_encoder()), choice_features, runtime=Runtime.plain()
     )
-    print("### Multiple choice (`run_multiple_choice.py --export_saved_model`)\n")
+    print("### Multiple choice (`albert-tf choice --export_saved_model`)\n")
     question = {"context": A, "question": "Where did Ann fly to?", "options": ["Tokyo", "Rome"]}
     _example(choice, "choose", [question])
     _example(choice, "serving_default", [{k: [v, v] for k, v in ids.items()}])
@@ -145,7 +145,7 @@ def main() -> None:
     squad = os.path.join(root, "squad")
     featurizer = SquadFeaturizer(tokenizer, max_seq_length=48, doc_stride=16, max_query_length=8)
     export_span_qa(squad, AlbertSpanQA(_encoder()), featurizer, runtime=Runtime.plain())
-    print("### Span QA (`run_squad.py --export_saved_model`)\n")
+    print("### Span QA (`albert-tf span-qa --export_saved_model`)\n")
     _example(squad, "answer", [{"question": "Where did Ann fly to?", "context": A}])
 
     tagger = os.path.join(root, "tagger")
@@ -158,14 +158,14 @@ def main() -> None:
         labels,
         runtime=Runtime.plain(),
     )
-    print("### Tagging (`run_tagging.py --export_saved_model`)\n")
+    print("### Tagging (`albert-tf tag --export_saved_model`)\n")
     _example(tagger, "tag", [{"text": "Ann flew to Tokyo"}])
     _example(tagger, "tag_words", [{"words": ["Ann", "flew", "to", "Tokyo"], "num_words": 4}])
     _example(tagger, "serving_default", [ids])
 
     hub = os.path.join(root, "hub")
     export_tfhub(hub, AlbertPretrainer(_encoder()), spm, seq_length=SEQ_LENGTH)
-    print("### TF Hub pair (`export_saved_model.py --format=tfhub`)\n")
+    print("### TF Hub pair (`albert-tf export --format=tfhub`)\n")
     preprocessor, encoder = os.path.join(hub, "preprocessor"), os.path.join(hub, "encoder")
     _example(preprocessor, "serving_default", [{"sentences": A}], "preprocessor ")
     _example(encoder, "serving_default", [ids], "encoder ")

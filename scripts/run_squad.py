@@ -1,8 +1,8 @@
-"""The old name of `albert-tf squad` (albert_tf/commands/squad.py)."""
+"""The old name of `albert-tf span-qa` (albert_tf/commands/span_qa.py)."""
 
 import sys
 
 from albert_tf.commands import run_command
 
 if __name__ == "__main__":
-    run_command("squad", sys.argv)
+    run_command("span-qa", sys.argv)

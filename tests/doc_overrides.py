@@ -64,7 +64,7 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
         "albert_config_file": TINY_PRESET,
     },
     "classify": _FINETUNE,
-    "squad": {**_FINETUNE, "doc_stride": Cap(32), "max_query_length": Cap(16)},
+    "span-qa": {**_FINETUNE, "doc_stride": Cap(32), "max_query_length": Cap(16)},
     "choice": {**_FINETUNE, "max_qa_length": Cap(32)},
     "tag": _FINETUNE,
     "experiment": {
@@ -78,7 +78,7 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
     "quickstart": {"num_train_steps": Cap(2), "dupe_factor": Cap(1)},
     # Python scripts, by their path from the repository root: their measuring loops.
     "benchmarks/featurizer_graphs.py": {"calls": Cap(10), "repeats": Cap(1)},
-    "benchmarks/bench_squad.py": {"rounds": Cap(1)},
+    "benchmarks/bench_span_qa.py": {"rounds": Cap(1)},
     "benchmarks/classic_baselines.py": {"max_train_examples": Cap(200, zero_is_all=True)},
 }
 

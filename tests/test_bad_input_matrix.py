@@ -361,7 +361,7 @@ ROWS: list[Row] = [
         },
     ),
     *_rows_of(
-        "squad",
+        "span-qa",
         {
             "train_file": "{squad_json}",
             "predict_file": "{squad_json}",
@@ -536,7 +536,7 @@ ROWS: list[Row] = [
         ),
     ),
     *_rows_of(
-        "squad-baseline",
+        "span-qa-baseline",
         {"train_file": "{squad_json}", "predict_file": "{squad_json}"},
         {
             "missing file": ({"train_file": "{missing}.json"}, "{missing}.json"),

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from albert_tf import __version__
-from albert_tf.commands.dispatch import COMMANDS, module_name, summary
+from albert_tf.commands.dispatch import ALIASES, COMMANDS, module_name, summary
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
@@ -44,8 +44,11 @@ def test_help_lists_every_command_and_nothing_imports_tensorflow(tmp_path):
     assert result.returncode == 0 and result.stderr == "", result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == "usage: albert-tf COMMAND [flags]"
+    width = max(map(len, (*COMMANDS, *ALIASES)))
     for command in COMMANDS:
-        assert f"  {command.ljust(max(map(len, COMMANDS)))}  {summary(command)}" in lines
+        assert f"  {command.ljust(width)}  {summary(command)}" in lines
+    for alias, command in ALIASES.items():
+        assert f"  {alias.ljust(width)}  same as {command}" in lines
 
 
 @pytest.mark.parametrize(
@@ -116,6 +119,14 @@ def test_every_command_answers_help_at_once_without_tensorflow(tmp_path):
         assert text.startswith(summary(command)) and names, command
         for name in names:
             assert f"  --{name}:" in text or f"  --[no]{name}:" in text, (command, name)
+
+
+def test_an_alias_runs_the_command_it_names(tmp_path):
+    assert set(ALIASES.values()) <= set(COMMANDS) and not set(ALIASES) & set(COMMANDS)
+    started = {alias: _probe(alias, "--help", cwd=tmp_path) for alias in ALIASES}
+    for alias, process in started.items():
+        text, names = _help_and_flags(process)
+        assert text.startswith(summary(ALIASES[alias])) and names, alias
 
 
 def test_every_help_flag_exits_0_and_the_version_is_printed(tmp_path):

@@ -14,14 +14,14 @@ from albert_tf.errors import UserError
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
-from albert_tf.finetune.span_qa.squad_config import SquadConfig
+from albert_tf.finetune.span_qa.span_qa_config import SpanQaConfig
 from albert_tf.finetune.tagging.tagging_config import TaggingConfig
 from albert_tf.training.pretrain_config import PretrainConfig
 
 CONFIGS = [
     ClassificationConfig,
     MultipleChoiceConfig,
-    SquadConfig,
+    SpanQaConfig,
     TaggingConfig,
     PretrainConfig,
 ]
@@ -63,7 +63,7 @@ def test_every_field_is_a_documented_flag_with_the_fields_default(config_class):
 
 def test_enum_list_and_optional_flags():
     values = flags.FlagValues()
-    define_flags(SquadConfig, values)
+    define_flags(SpanQaConfig, values)
     define_flags(TaggingConfig, values)  # Shared names (files, lengths) are defined once.
     values(
         [
@@ -76,7 +76,7 @@ def test_enum_list_and_optional_flags():
     )
     assert "enum" in values["tag_scheme"].flag_type() and "enum" in values["optimizer"].flag_type()
     assert config_from_flags(TaggingConfig, values).labels == ("O", "B-PER")
-    assert config_from_flags(SquadConfig, values).null_score_diff_threshold == -1.0
+    assert config_from_flags(SpanQaConfig, values).null_score_diff_threshold == -1.0
     with pytest.raises(flags.IllegalFlagValueError):
         values["tag_scheme"].parse("bilou")
 

@@ -211,14 +211,14 @@ def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
     """Each fine-tuning family takes the lock first: a held output dir is refused at once."""
     from albert_tf.finetune.multiple_choice.multiple_choice_config import MultipleChoiceConfig
     from albert_tf.finetune.multiple_choice.multiple_choice_task import run_multiple_choice
-    from albert_tf.finetune.span_qa.squad_config import SquadConfig
-    from albert_tf.finetune.span_qa.squad_task import run_squad
+    from albert_tf.finetune.span_qa.span_qa_config import SpanQaConfig
+    from albert_tf.finetune.span_qa.span_qa_task import run_span_qa
     from albert_tf.finetune.tagging.tagging_config import TaggingConfig
     from albert_tf.finetune.tagging.tagging_task import run_tagging
     from albert_tf.runtime.runtime import Runtime
 
     run, config = {
-        "span_qa": (run_squad, SquadConfig()),
+        "span_qa": (run_span_qa, SpanQaConfig()),
         "multiple_choice": (run_multiple_choice, MultipleChoiceConfig()),
         "tagging": (run_tagging, TaggingConfig()),
     }[family]
@@ -234,13 +234,13 @@ def test_fine_tuning_families_refuse_a_held_output_dir(family, tmp_path):
 
 
 @pytest.mark.slow  # A subprocess with TensorFlow.
-def test_run_squad_on_a_held_output_dir_exits_2_naming_the_holder(tmp_path):
+def test_span_qa_on_a_held_output_dir_exits_2_naming_the_holder(tmp_path):
     output = str(tmp_path / "squad")
     holder = _start_holder(output)
     try:
         result = commands.run(
             command_line(
-                "squad",
+                "span-qa",
                 f"--output_dir={output}",
                 "--do_train",
                 "--train_file=train.json",

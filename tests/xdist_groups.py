@@ -16,7 +16,7 @@ import pytest
 SESSION_BUILDS = (
     "two_cell_experiment",  # ~30 s: two pretraining cells and a downstream column
     "choice_run",  # ~30 s: multiple-choice fine-tuning and export
-    "squad_run",  # ~20 s: span QA fine-tuning and export
+    "span_qa_run",  # ~20 s: span QA fine-tuning and export
     "finetuned_run",  # ~20 s: classification fine-tuning and export
     "tagging_run",  # ~20 s: tagging fine-tuning and export
 )

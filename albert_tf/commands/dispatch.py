@@ -7,8 +7,8 @@ absl flags are process-wide (two commands' flags would clash), so the dispatcher
 the chosen command, after `albert_tf.cli.begin()` (the quiet start-up must come before
 TensorFlow loads), makes its docstring the program's (absl's `--help` prints the main module's
 docstring, then the command's flags) and calls its `run()`: errors follow `albert_tf.cli`'s
-convention (one `error:` line, exit status 2). `python -m albert_tf.commands COMMAND ...` is
-the same command line.
+convention (one `error:` line, exit status 2). An alias (`ALIASES`) runs the command it names.
+`python -m albert_tf.commands COMMAND ...` is the same command line.
 
 This package is the top of the import graph: nothing else in albert_tf imports it.
 """
@@ -35,14 +35,17 @@ COMMANDS = (
     "export-litert",
     "convert",
     "classify",
-    "squad",
-    "squad-baseline",
+    "span-qa",
+    "span-qa-baseline",
     "choice",
     "tag",
     "distill",
     "experiment",
     "analyze-layers",
 )
+# Other names of commands, run as the command they name and listed as such by `--help`: the
+# span QA commands under the name of the data set they read (`albert-tf squad` is `span-qa`).
+ALIASES = {"squad": "span-qa", "squad-baseline": "span-qa-baseline"}
 _HELP = ("-h", "--help", "--helpshort", "help")
 
 
@@ -61,10 +64,10 @@ def summary(command: str) -> str:
 
 
 def usage() -> str:
-    """`albert-tf --help`: what the program is and one line per command."""
+    """`albert-tf --help`: what the program is, one line per command and one per alias."""
     from albert_tf import __version__
 
-    width = max(len(command) for command in COMMANDS)
+    width = max(len(command) for command in (*COMMANDS, *ALIASES))
     lines = [
         f"usage: {PROGRAM} COMMAND [flags]",
         "",
@@ -73,6 +76,9 @@ def usage() -> str:
         "",
         "commands:",
         *(f"  {command:<{width}}  {summary(command)}" for command in COMMANDS),
+        "",
+        "aliases:",
+        *(f"  {alias:<{width}}  same as {command}" for alias, command in ALIASES.items()),
         "",
         f"`{PROGRAM} COMMAND --help` lists the command's flags; `--verbose` on any command shows",
         "the traceback of an input error.",
@@ -107,10 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"{PROGRAM} {__version__}")
         return 0
-    command = args[0]
+    command = ALIASES.get(args[0], args[0])
     if command not in COMMANDS:
         return _unknown_command(command)
-    run_command(command, [f"{PROGRAM} {command}", *args[1:]])
+    run_command(command, [f"{PROGRAM} {args[0]}", *args[1:]])
     return 0
 
 

@@ -55,8 +55,8 @@ FAMILIES: dict[str, FamilySource] = {
         f"{_PACKAGE}.multiple_choice.multiple_choice_config:MultipleChoiceConfig",
     ),
     "span_qa": FamilySource(
-        f"{_PACKAGE}.span_qa.squad_task:SquadTask",
-        f"{_PACKAGE}.span_qa.squad_config:SquadConfig",
+        f"{_PACKAGE}.span_qa.span_qa_task:SpanQaTask",
+        f"{_PACKAGE}.span_qa.span_qa_config:SpanQaConfig",
     ),
     "tagging": FamilySource(
         f"{_PACKAGE}.tagging.tagging_task:TaggingTask",

@@ -18,7 +18,7 @@ from albert_tf.finetune.multiple_choice.multiple_choice_task import (
     MultipleChoiceInfo,
     MultipleChoiceTask,
 )
-from albert_tf.finetune.span_qa.squad_task import SquadInfo, SquadTask
+from albert_tf.finetune.span_qa.span_qa_task import SpanQaInfo, SpanQaTask
 from albert_tf.finetune.tagging.tagging_task import TaggingInfo, TaggingTask
 
 # task.json as each family wrote it before the info was typed (no "family" key).
@@ -32,7 +32,7 @@ EARLIER_TASK_FILES = {
         "do_lower_case": True,
         "is_pair": False,
     },
-    SquadTask: {
+    SpanQaTask: {
         "task": "squad",
         "version_2_with_negative": True,
         "max_seq_length": 384,
@@ -82,7 +82,9 @@ def test_typed_fields():
     regression = info.replace(problem="regression", labels=None)
     assert ClassificationInfo.from_json(regression.to_json()).num_outputs == 1
     assert TaggingInfo.from_json(EARLIER_TASK_FILES[TaggingTask]).labels == ("O", "B-PER", "I-PER")
-    assert SquadInfo.from_json({**EARLIER_TASK_FILES[SquadTask], "null_score_diff_threshold": None})
+    assert SpanQaInfo.from_json(
+        {**EARLIER_TASK_FILES[SpanQaTask], "null_score_diff_threshold": None}
+    )
     assert MultipleChoiceInfo.from_json(EARLIER_TASK_FILES[MultipleChoiceTask]).baseline_answer == 1
 
 

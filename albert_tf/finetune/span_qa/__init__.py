@@ -1,20 +1,20 @@
-"""Extractive QA: SQuAD v1.1 and v2.0.
+"""Span QA (extractive question answering) on SQuAD v1.1 and v2.0 files.
 
-`task.SquadTask` is the family on the fine-tuning driver (`task.run_squad(config, output_dir,
-runtime)` does a whole run); the pieces are `examples` (reading SQuAD JSON), `features` (windows
-with original-character offsets), `decoding` (n-best legal spans, v2 nulls), `scoring` (the
-official EM/F1), `baseline`, `models.span_qa.AlbertSpanQA` and `serving.export_span_qa`
-(`answer(question, context)`).
+`span_qa_task.SpanQaTask` is the family on the fine-tuning driver
+(`span_qa_task.run_span_qa(config, output_dir, runtime)` does a whole run); the pieces are
+`examples` (reading SQuAD JSON), `features` (windows with original-character offsets),
+`decoding` (n-best legal spans, v2 nulls), `scoring` (the official SQuAD EM/F1), `baseline`,
+`models.span_qa.AlbertSpanQA` and `serving.export_span_qa` (`answer(question, context)`).
 """
 
 from albert_tf.lazy_exports import lazy_exports
 
 # Public name -> its module, imported on first use: importing the package loads no TensorFlow.
 _HOMES = {
-    "SquadConfig": ".squad_config",
-    "SquadTask": ".squad_task",
+    "SpanQaConfig": ".span_qa_config",
+    "SpanQaTask": ".span_qa_task",
     "export_span_qa": ".serving",
-    "run_squad": ".squad_task",
+    "run_span_qa": ".span_qa_task",
 }
 __all__ = sorted(_HOMES)
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

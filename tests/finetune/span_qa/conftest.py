@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from albert_tf.finetune.span_qa.squad_config import SquadConfig
+from albert_tf.finetune.span_qa.span_qa_config import SpanQaConfig
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from tests.conftest import SHARED_DATA
 from tests.finetune.conftest import finished_run
@@ -65,15 +65,15 @@ def squad_slices(tmp_path_factory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def tiny_squad_config(squad_slices, tiny_run_settings) -> SquadConfig:
+def tiny_span_qa_config(squad_slices, tiny_run_settings) -> SpanQaConfig:
     files = {"train_file": squad_slices["train"], "version_2_with_negative": True}
     files["predict_file"] = f"{squad_slices['dev']},{squad_slices['xquad']}"
     windows = dict(doc_stride=24, max_query_length=16, eval_batch_size=64)
     settings = tiny_run_settings(SEQ_LENGTH, 16, 1e-3, 1, export_saved_model=True, **windows)
-    return SquadConfig(**files, **settings)
+    return SpanQaConfig(**files, **settings)
 
 
 @pytest.fixture(scope="session")
-def squad_run(tmp_path_factory, tiny_squad_config):
+def span_qa_run(tmp_path_factory, tiny_span_qa_config):
     """One tiny SQuAD v2 run with predictions and export: (output_dir, results)."""
-    return finished_run(tmp_path_factory, tiny_squad_config, "squad_run")
+    return finished_run(tmp_path_factory, tiny_span_qa_config, "span_qa_run")

@@ -26,10 +26,10 @@ CONTEXTS = [
 
 
 @pytest.fixture(scope="module")
-def exported(squad_run, tmp_path_factory):
+def exported(span_qa_run, tmp_path_factory):
     """(task.json, ONNX directory, the SavedModel's answers)."""
-    output_dir, results = squad_run
-    task, onnx_dir = onnx_export_of(squad_run, tmp_path_factory, "squad_onnx")
+    output_dir, results = span_qa_run
+    task, onnx_dir = onnx_export_of(span_qa_run, tmp_path_factory, "squad_onnx")
     served = tf.saved_model.load(results["saved_model"]).signatures["answer"](
         question=tf.constant(QUESTIONS), context=tf.constant(CONTEXTS)
     )
@@ -38,8 +38,8 @@ def exported(squad_run, tmp_path_factory):
 
 @pytest.mark.slow  # Over 5 s: builds on the span QA run.
 @pytest.mark.parametrize("runtime", ["onnxruntime", "openvino"])
-def test_float32_onnx_answers_as_the_saved_model(squad_run, exported, runtime):
-    output_dir, _ = squad_run
+def test_float32_onnx_answers_as_the_saved_model(span_qa_run, exported, runtime):
+    output_dir, _ = span_qa_run
     task, onnx_dir, served = exported
     tokenizer = AlbertTextTokenizer(
         proto=os.path.join(output_dir, "spm.model"), do_lower_case=task["do_lower_case"]

@@ -12,7 +12,7 @@ import tensorflow as tf
 
 from albert_tf.errors import UserError
 from albert_tf.finetune.span_qa.examples import read_squad
-from albert_tf.finetune.span_qa.squad_task import run_squad
+from albert_tf.finetune.span_qa.span_qa_task import run_span_qa
 from albert_tf.runtime import Runtime
 from tests import commands
 from tests.commands import command_line
@@ -22,8 +22,8 @@ from tests.fresh_process import run_without_albert_tf
 
 
 @pytest.mark.slow  # Needs the trained span QA run.
-def test_run_writes_official_files_and_scores(squad_run, squad_slices):
-    output_dir, results = squad_run
+def test_run_writes_official_files_and_scores(span_qa_run, squad_slices):
+    output_dir, results = span_qa_run
     assert results["train_questions"] == 40 and results["train_windows"] > 40
     assert np.isfinite(results["train/loss"])
     for stem in ("dev", "xquad"):
@@ -51,9 +51,9 @@ def test_run_writes_official_files_and_scores(squad_run, squad_slices):
 
 
 @pytest.mark.slow  # A subprocess serves the run.
-def test_saved_model_answers_equal_the_python_pipeline(squad_run, squad_slices):
+def test_saved_model_answers_equal_the_python_pipeline(span_qa_run, squad_slices):
     """The whole dev slice (24 questions, several windows each) through `answer`."""
-    output_dir, results = squad_run
+    output_dir, results = span_qa_run
     code = (
         "import json, sys, tensorflow as tf, tensorflow_text\n"
         "qa = tf.saved_model.load(sys.argv[1])\n"
@@ -80,8 +80,8 @@ def test_saved_model_answers_equal_the_python_pipeline(squad_run, squad_slices):
 
 
 @pytest.mark.slow  # Serves the trained run.
-def test_windows_in_the_graph_handle_long_and_empty_contexts(squad_run):
-    output_dir, results = squad_run
+def test_windows_in_the_graph_handle_long_and_empty_contexts(span_qa_run):
+    output_dir, results = span_qa_run
     qa = tf.saved_model.load(results["saved_model"])
     long_context = " ".join(["the normans conquered england in 1066 ."] * 40)
     out = qa.signatures["answer"](
@@ -95,15 +95,15 @@ def test_windows_in_the_graph_handle_long_and_empty_contexts(squad_run):
 
 
 def test_v2_data_without_the_flag_and_empty_dev_are_user_errors(
-    tmp_path, tiny_squad_config, squad_slices
+    tmp_path, tiny_span_qa_config, squad_slices
 ):
-    config = tiny_squad_config.replace(version_2_with_negative=False, export_saved_model=False)
+    config = tiny_span_qa_config.replace(version_2_with_negative=False, export_saved_model=False)
     with pytest.raises(UserError, match="--version_2_with_negative"):
-        run_squad(config, str(tmp_path / "a"), runtime=Runtime.for_machine())
+        run_span_qa(config, str(tmp_path / "a"), runtime=Runtime.for_machine())
     empty = write_json(tmp_path / "empty.json", squad_json([]))
-    config = tiny_squad_config.replace(predict_file=empty, do_train=False)
+    config = tiny_span_qa_config.replace(predict_file=empty, do_train=False)
     with pytest.raises(UserError, match="no .*task.json|no questions"):
-        run_squad(config, str(tmp_path / "b"), runtime=Runtime.for_machine())
+        run_span_qa(config, str(tmp_path / "b"), runtime=Runtime.for_machine())
 
 
 @pytest.mark.slow  # Runs the command in a subprocess.
@@ -111,7 +111,7 @@ def test_script_reports_bad_input_in_one_line(tmp_path):
     bad = write_json(tmp_path / "bad.json", '{"version": "v2.0", "data": [}')
     result = commands.run(
         command_line(
-            "squad",
+            "span-qa",
             f"--train_file={bad}",
             "--do_train",
             f"--output_dir={tmp_path / 'out'}",

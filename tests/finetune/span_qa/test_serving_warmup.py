@@ -10,6 +10,6 @@ pytestmark = pytest.mark.slow  # Needs the trained span QA run.
 
 
 @pytest.mark.slow  # Over 5 s: builds on the span QA run.
-def test_warmup_requests_replay(squad_run):
-    _, results = squad_run
+def test_warmup_requests_replay(span_qa_run):
+    _, results = span_qa_run
     assert_replayed(results["saved_model"])

@@ -1,4 +1,4 @@
-"""The span QA family: extractive QA on SQuAD v1.1 / v2.0, on the driver.
+"""The span QA family: extractive QA on SQuAD v1.1 / v2.0 files, on the driver.
 
 What is its own (`albert_tf.finetune.driver` does the rest): the training windows and their
 (start, end) labels (`features`) train `AlbertSpanQA` with `span_loss`. The windows of each
@@ -19,9 +19,9 @@ predictions and the SavedModel, unless `--null_score_diff_threshold` is given. A
 predicted by a v2 run is answered and scored without no-answers (every question has one).
 
 Illustration (not run):
-    config = SquadConfig(train_file="train.json", predict_file="dev.json",
-                         version_2_with_negative=True, init_checkpoint="bundle/")
-    run_squad(config, "/tmp/squad", Runtime.for_machine())["dev/f1"]
+    config = SpanQaConfig(train_file="train.json", predict_file="dev.json",
+                          version_2_with_negative=True, init_checkpoint="bundle/")
+    run_span_qa(config, "/tmp/squad", Runtime.for_machine())["dev/f1"]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from albert_tf.finetune.span_qa.examples import SquadData, read_squad
 from albert_tf.finetune.span_qa.features import SquadFeaturizer, SquadWindows
 from albert_tf.finetune.span_qa.scoring import evaluate
 from albert_tf.finetune.span_qa.serving import serving_tokenizer, span_qa_endpoints
-from albert_tf.finetune.span_qa.squad_config import SquadConfig
+from albert_tf.finetune.span_qa.span_qa_config import SpanQaConfig
 from albert_tf.finetune.task_family import (
     FinetuneRun,
     FinetuneTask,
@@ -61,7 +61,7 @@ PADDING_LOGIT = -1e4
 
 
 @dataclasses.dataclass(frozen=True)
-class SquadInfo(TaskInfo):
+class SpanQaInfo(TaskInfo):
     """`task.json`: the SQuAD version, the windowing, and the null threshold chosen on dev."""
 
     version_2_with_negative: bool
@@ -71,23 +71,23 @@ class SquadInfo(TaskInfo):
 
 
 @dataclasses.dataclass(frozen=True)
-class SquadInputs(TaskInputs):
+class SpanQaInputs(TaskInputs):
     """The training questions, and each `--predict_file` by its file stem."""
 
     train: SquadData | None = None
     predict: list[tuple[str, SquadData]] | None = None
 
 
-class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
+class SpanQaTask(FinetuneTask, family="span_qa", config_class=SpanQaConfig):
     """Extractive QA (see the module docstring)."""
 
-    info_class = SquadInfo
+    info_class = SpanQaInfo
 
     def evaluates(self) -> bool:
         # As the original's run_squad, predicting a file with answers scores it too.
         return self.config.do_eval or self.config.do_predict
 
-    def read_inputs(self, saved: SquadInfo | None) -> SquadInputs:
+    def read_inputs(self, saved: SpanQaInfo | None) -> SpanQaInputs:
         config, train, predict = self.config, None, None
         v2 = config.version_2_with_negative
         if config.do_train:
@@ -100,17 +100,17 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
             if not config.predict_files:
                 raise UserError("--do_predict needs a file to predict", where="--predict_file")
             predict = [(_stem(path), read_squad(path, v2)) for path in config.predict_files]
-        return SquadInputs(train, predict)
+        return SpanQaInputs(train, predict)
 
-    def info_values(self, inputs: SquadInputs) -> dict[str, Any]:
+    def info_values(self, inputs: SpanQaInputs) -> dict[str, Any]:
         return {"task": "squad"}  # The rest is the config's (lengths, version, threshold).
 
-    def check(self, inputs: SquadInputs, info: SquadInfo) -> None:
+    def check(self, inputs: SpanQaInputs, info: SpanQaInfo) -> None:
         if info.task != "squad":
             raise UserError(
                 f"the output directory holds a {info.task!r} run, not SQuAD",
                 where="--output_dir",
-                fix="point --output_dir at an albert-tf squad run",
+                fix="point --output_dir at an albert-tf span-qa run",
             )
         if info.version_2_with_negative != self.config.version_2_with_negative:
             raise UserError(
@@ -120,13 +120,13 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
                 fix="pass the same setting as for training",
             )
 
-    def featurizer(self, spm_model_file: str, info: SquadInfo) -> SquadFeaturizer:
+    def featurizer(self, spm_model_file: str, info: SpanQaInfo) -> SquadFeaturizer:
         tokenizer = AlbertTokenizer(spm_model_file, info.do_lower_case)
         return SquadFeaturizer(
             tokenizer, info.max_seq_length, info.doc_stride, info.max_query_length
         )
 
-    def build_model(self, encoder, info: SquadInfo, dtype: str) -> AlbertSpanQA:
+    def build_model(self, encoder, info: SpanQaInfo, dtype: str) -> AlbertSpanQA:
         return AlbertSpanQA(encoder, dtype=dtype)
 
     def training_data(self, run: FinetuneRun) -> TrainingData:
@@ -143,7 +143,7 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
         results = {"train_windows": len(windows), "train_questions": len(questions)}
         return TrainingData(examples, len(windows), results)
 
-    def loss(self, info: SquadInfo):
+    def loss(self, info: SpanQaInfo):
         return span_loss
 
     def evaluate(self, run: FinetuneRun) -> dict[str, Any]:
@@ -166,7 +166,7 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
             directories.append(directory)
         return {"predictions": directories}
 
-    def threshold(self, info: SquadInfo) -> float:
+    def threshold(self, info: SpanQaInfo) -> float:
         """`--null_score_diff_threshold`, else the one chosen on dev, else 0.0."""
         if self.config.null_score_diff_threshold is not None:
             return self.config.null_score_diff_threshold
@@ -221,7 +221,7 @@ class SquadTask(FinetuneTask, family="span_qa", config_class=SquadConfig):
         return span_qa_endpoints(predict, tokenizer, run.featurizer, rules)
 
 
-def run_squad(config: SquadConfig, output_dir: str, runtime: Runtime) -> dict[str, Any]:
+def run_span_qa(config: SpanQaConfig, output_dir: str, runtime: Runtime) -> dict[str, Any]:
     """Fine-tunes, predicts, scores and exports what `config` asks in `runtime`'s speed-only forms
     (`run_finetuning`).
 

@@ -1,10 +1,10 @@
-r"""Scores the trivial SQuAD baseline (first n words of the best-overlapping sentence).
+r"""Scores the trivial span QA baseline (first n words of the best-overlapping sentence).
 
 `n` is chosen on `--train_file` (best F1 on its answerable questions); each `--predict_file`
 is scored officially, with the all-no-answer figures too for v2.0 files.
 
 Example:
-    albert-tf squad-baseline --train_file=v2.0/train.json \
+    albert-tf span-qa-baseline --train_file=v2.0/train.json \
         --predict_file=v2.0/dev.json,v1.1/xquad.en.json
 """
 
@@ -37,7 +37,7 @@ def main(argv: list[str]) -> None:
 
 
 def run() -> None:
-    """`albert-tf squad-baseline`: parses `sys.argv` and runs `main`, then exits."""
+    """`albert-tf span-qa-baseline`: parses `sys.argv` and runs `main`, then exits."""
     cli.run(main)
 
 

@@ -1,4 +1,4 @@
-"""SQuAD throughput: featurization windows/s and prediction questions/s, next to Hugging Face.
+"""Span QA on SQuAD: featurization windows/s and prediction questions/s, next to Hugging Face.
 
 Both in one process, on the same file and the same SentencePiece model:
 
@@ -10,7 +10,7 @@ Both in one process, on the same file and the same SentencePiece model:
   windows, the original's `doc_stride` the step, so window counts differ: compare
   questions/s (the same questions), windows/s shown too. Median of `--rounds` rounds, fresh
   featurizer (empty context cache) each round.
-* prediction at ALBERT-base shapes (random weights, `--preset`): albert_tf as `run_squad`
+* prediction at ALBERT-base shapes (random weights, `--preset`): albert_tf as `run_span_qa`
   predicts (featurize, `predict_outputs`: on a CPU, each batch cut to its
   longest window; decode n-best), its `model.predict` on full-length windows as controls
   (compiled without XLA, as after training; not compiled, Keras's XLA "auto", as a loaded run),
@@ -19,8 +19,8 @@ Both in one process, on the same file and the same SentencePiece model:
   first `--predict_questions` questions.
 
 Example:
-    python benchmarks/bench_squad.py
-    python benchmarks/bench_squad.py --spm_model_file=wt2/spm8k.model
+    python benchmarks/bench_span_qa.py
+    python benchmarks/bench_span_qa.py --spm_model_file=wt2/spm8k.model
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     import transformers
 
     from albert_tf.finetune.prediction import cuts_batches, predict_outputs
-    from albert_tf.finetune.span_qa.squad_task import PADDING_LOGIT
+    from albert_tf.finetune.span_qa.span_qa_task import PADDING_LOGIT
     from albert_tf.models.encoder import AlbertEncoder
     from albert_tf.models.span_qa import AlbertSpanQA
 
@@ -150,7 +150,7 @@ def bench_prediction(examples, tokenizer, hf) -> None:
     windows = featurizer.featurize(examples)
     lengths = windows.input_mask.sum(axis=1)
 
-    def albert_tf_run():  # As run_squad predicts: batches cut to their text.
+    def albert_tf_run():  # As run_span_qa predicts: batches cut to their text.
         windows = featurizer.featurize(examples)
         batches = tf.data.Dataset.from_tensor_slices(windows.features()).batch(FLAGS.batch_size)
         decode(examples, windows, predict_outputs(model, batches, position_fill=PADDING_LOGIT))

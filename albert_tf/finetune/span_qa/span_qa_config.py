@@ -1,4 +1,4 @@
-"""`SquadConfig`: every setting of a SQuAD (extractive QA) fine-tuning run."""
+"""`SpanQaConfig`: every setting of a span QA (extractive QA on SQuAD files) fine-tuning run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from albert_tf.finetune.finetune_config import FinetuneConfig
 
 
 @dataclasses.dataclass(frozen=True)
-class SquadConfig(FinetuneConfig):
+class SpanQaConfig(FinetuneConfig):
     """`FinetuneConfig` with the original `run_squad_v1/v2.py` defaults, plus the files.
 
     Defaults: max_seq_length 384, doc_stride 128, max_query_length 64, n_best_size 20,
@@ -20,7 +20,7 @@ class SquadConfig(FinetuneConfig):
     one step here: every `predict_file` is predicted, and scored when it has answers.
 
     Example:
-        >>> config = SquadConfig(train_file="train.json", version_2_with_negative=True)
+        >>> config = SpanQaConfig(train_file="train.json", version_2_with_negative=True)
         >>> config.max_seq_length, config.doc_stride, config.learning_rate
         (384, 128, 5e-05)
     """
