@@ -2,8 +2,8 @@
 
 `pretrain_input` turns record shards into static-shape batches (sharded per worker, shuffled,
 resumable, with general records mixed in), `dynamic_masking` re-draws their masks in the
-pipeline, and `statistics` measures a set of records. Every module here is TensorFlow's; the
-records are written by the TensorFlow-free `albert_tf.data`.
+pipeline, and `statistics` measures a set of records. Every module here imports TensorFlow;
+the records are written by `albert_tf.data`, which does not.
 """
 
 from albert_tf.lazy_exports import lazy_exports

@@ -13,7 +13,7 @@ Example:
     >>> encoder = AlbertEncoder(AlbertConfig.preset("albert_tiny").replace(vocab_size=8))
     >>> grown = grow_vocabulary(encoder, [[5, 6], [1]])  # New id 8 spelled by 5 6, 9 by 1.
     >>> [tuple(weight.shape) for weight in vocabulary_weights(grown)]
-    [(10, 128)]
+    [(10, 64)]
 """
 
 from __future__ import annotations
