@@ -1,11 +1,12 @@
 """`lazy_exports`: a package's public names, each imported from its module on first use.
 
-Every stage package (`albert_tf.data`, `.training`, `.export`, `.convert`, `.finetune`, ...)
+Every stage package (`albert_tf.data`, `.inputs`, `.training`, `.export`, `.convert`, ...)
 lists its entry points in `__all__`. Where their modules load TensorFlow (or other slow
 libraries), the package's `__init__.py` writes a literal `{name: module}` table instead of
 imports, and this helper turns it into the PEP 562 module `__getattr__` and `__dir__`. So
-`import albert_tf.data` stays free of TensorFlow, which the data builder's workers rely on,
-and a command's `--help` answers at once.
+`import albert_tf.inputs` loads no TensorFlow until one of its names is used, the data
+builder's workers import only the `albert_tf.data` modules they run, and a command's `--help`
+answers at once.
 
 Example:
     >>> getattr_, dir_ = lazy_exports("albert_tf.data", {"MaskingOptions": ".masking"})

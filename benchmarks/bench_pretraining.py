@@ -49,7 +49,7 @@ from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
-from albert_tf.data.pretrain_input import pretrain_dataset
+from albert_tf.inputs.pretrain_input import pretrain_dataset
 from albert_tf.models.chains import use_chains
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer

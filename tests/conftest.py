@@ -56,6 +56,15 @@ def sample_text_path() -> pathlib.Path:
 
 
 @pytest.fixture(scope="session")
+def small_corpus(tmp_path_factory, sample_text_path) -> str:
+    """The first 6 documents of data/sample.txt (fast end-to-end builds)."""
+    documents = sample_text_path.read_text(encoding="utf-8").split("\n\n")[:6]
+    path = tmp_path_factory.mktemp("corpus") / "small.txt"
+    path.write_text("\n\n".join(documents) + "\n", encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture(scope="session")
 def small_model_file(tmp_path_factory) -> str:
     """Path of a 1000-piece lowercased SentencePiece model trained on data/sample.txt (~2 s)."""
     prefix = tmp_path_factory.mktemp("spm") / "sample"

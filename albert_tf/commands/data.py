@@ -45,7 +45,7 @@ from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.data.builder import (
     BuilderOptions,
     build_pretraining_data,
-    check_output,
+    check_local_output,
     held_out_options,
 )
 from albert_tf.errors import UserError
@@ -94,7 +94,7 @@ def main(argv):
                     f"unknown flags {_beam_args}", fix="Beam options need --runner=beam"
                 )
             if eval_options is not None:
-                check_output(eval_options)  # Before the training records are written.
+                check_local_output(eval_options)  # Before the training records are written.
             manifest = build_pretraining_data(options, progress_seconds=10.0)
         else:
             from albert_tf.data.beam_builder import build_pretraining_data_beam

@@ -15,12 +15,6 @@ import json
 from absl import flags
 
 from albert_tf import cli
-from albert_tf.data.statistics import (
-    build_manifest_statistics,
-    format_statistics,
-    masked_record_lines,
-    pretraining_data_statistics,
-)
 from albert_tf.data.word_units import piece_characters
 from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns, without_build_manifests
@@ -40,6 +34,13 @@ flags.DEFINE_integer(
 
 def main(argv):
     del argv
+    from albert_tf.inputs.statistics import (
+        build_manifest_statistics,
+        format_statistics,
+        masked_record_lines,
+        pretraining_data_statistics,
+    )
+
     mask_id, processor, characters = FLAGS.mask_id, None, None
     if FLAGS.spm_model_file:
         import sentencepiece as spm

@@ -3,10 +3,11 @@
 `albert-tf tokenizer --extend` appends N pieces to a model of V pieces, every old piece keeping
 its id (tokenization/vocabulary_extension.py). A checkpoint of any format the converter reads
 (albert_tf run or bundle, Hugging Face directory, TF1 checkpoint, keras-hub preset) grows to
-it here: the word embedding matrix [V, E] becomes [V + N, E] and the masked-LM output bias [V]
-becomes [V + N]; every other weight, and rows 0 .. V-1, are copied unchanged. So on text
-without new pieces the grown model's sequence and pooled outputs are the source's, and its
-MLM logits over the old ids too (the new columns are added).
+it here, through `albert_tf.models.vocabulary_rows.grow_vocabulary`: the word embedding matrix
+[V, E] becomes [V + N, E] and the masked-LM output bias [V] becomes [V + N]; every other
+weight, and rows 0 .. V-1, are copied unchanged. So on text without new pieces the grown
+model's sequence and pooled outputs are the source's, and its MLM logits over the old ids too
+(the new columns are added).
 
 A new row starts as the mean of the rows of the old pieces that spelled the new piece's string
 (the old model's segmentation of it, `PieceSpeller`: `▁cardiology` from `▁card io logy`), not
@@ -30,53 +31,35 @@ import logging
 import os
 
 import keras
-import numpy as np
-from sentencepiece import sentencepiece_model_pb2
 
 from albert_tf.atomic_files import refuse_existing
 from albert_tf.config import AlbertConfig
-from albert_tf.convert.convert import build_model, load_model, save_model
+from albert_tf.convert.convert import load_model, save_model
 from albert_tf.convert.keras_hub_preset import preset_tokenizer
 from albert_tf.convert.weight_names import split_model
 from albert_tf.errors import MissingInputError, UserError
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.models.vocabulary_rows import grow_vocabulary
 from albert_tf.tokenization.model_proto import read_model_proto, validate_albert_layout
-from albert_tf.tokenization.piece_spelling import PieceSpeller
-from albert_tf.tokenization.vocabulary_extension import check_is_extension, model_casing
+from albert_tf.tokenization.vocabulary_extension import (
+    check_is_extension,
+    model_casing,
+    new_piece_spellings,
+)
 
 # The Hugging Face name of an ALBERT SentencePiece model.
 HF_SPM_FILE = "spiece.model"
 
 
-def grow_vocabulary(
-    model: keras.Model, proto: sentencepiece_model_pb2.ModelProto, old_size: int
-) -> keras.Model:
-    """A copy of `model` (`AlbertEncoder` or `AlbertPretrainer`) grown to `proto`'s pieces.
-
-    `old_size` is V, the model's vocabulary size: pieces from it on are new (module docstring).
-    """
-    encoder, pretrainer = split_model(model)
-    if model is not encoder and model is not pretrainer:
+def _pretrained(model: keras.Model) -> AlbertEncoder | AlbertPretrainer:
+    """`model` when it is an encoder or a pretrainer; a fine-tuned task model is refused."""
+    if not isinstance(model, AlbertEncoder | AlbertPretrainer):
         raise UserError(
             f"a fine-tuned task model ({type(model).__name__}): its vocabulary is not grown",
             fix="grow the pretrained checkpoint, or pass --heads=no to grow its encoder",
         )
-    speller = PieceSpeller(proto, old_size)
-    spellings = [list(speller.spell(piece.piece).ids) for piece in proto.pieces[old_size:]]
-    grown = build_model(
-        encoder.config.replace(vocab_size=len(proto.pieces)), heads=pretrainer is not None
-    )
-    rows = {encoder.embeddings.word_embeddings.embeddings.path}
-    if pretrainer is not None:
-        rows.add(pretrainer.masked_lm_head.output_bias.path)
-    for old, new in zip(model.weights, grown.weights, strict=True):
-        if old.path != new.path:  # The same architecture builds the same weights.
-            raise AssertionError(f"weight {new.path} of the grown model is {old.path} here")
-        value = keras.ops.convert_to_numpy(old)
-        if old.path in rows:
-            added = [value[ids].astype("float64").mean(axis=0) for ids in spellings]
-            value = np.concatenate([value, np.asarray(added, dtype=value.dtype)])
-        new.assign(value)
-    return grown
+    return model
 
 
 def source_spm_model(fmt: str, path: str) -> str | None:
@@ -139,7 +122,7 @@ def grow_checkpoint(
             where=input_path,
             fix="pass the SentencePiece model the checkpoint was trained with (--spm_model_file)",
         )
-    grown = grow_vocabulary(model, new, len(old.pieces))
+    grown = grow_vocabulary(_pretrained(model), new_piece_spellings(new, len(old.pieces)))
     logging.info(
         "Grew the vocabulary of %s from %d to %d pieces.", input_path, vocab_size, len(new.pieces)
     )

@@ -1,18 +1,18 @@
-"""Pretraining data: documents -> SOP instances -> n-gram masks -> TFRecords; the input pipeline."""
+"""Pretraining data: documents -> SOP instances -> n-gram masks -> TFRecords, without TensorFlow.
+
+The builder's worker processes import this package; no module of it loads TensorFlow. Reading
+the records back (the training input pipeline, their statistics) is `albert_tf.inputs`.
+"""
 
 from albert_tf.lazy_exports import lazy_exports
 
-# Public name -> its module, imported on first use: importing the package loads no TensorFlow.
+# Public name -> its module, imported on first use: a worker loads only the modules it runs.
 _HOMES = {
     "BuilderOptions": ".builder",
     "InstanceOptions": ".instances",
     "MaskingOptions": ".masking",
     "build_pretraining_data": ".builder",
-    "check_records": ".pretrain_input",
     "convert_wikitext": ".documents",
-    "format_statistics": ".statistics",
-    "pretrain_dataset": ".pretrain_input",
-    "pretraining_data_statistics": ".statistics",
     "read_documents": ".documents",
 }
 __all__ = sorted(_HOMES)

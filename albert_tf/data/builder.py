@@ -524,6 +524,21 @@ def check_output(options: BuilderOptions, **filesystem) -> None:
         )
 
 
+def check_local_output(options: BuilderOptions) -> None:
+    """`check_output` for this builder, which writes local files: a remote output (`gs://`...)
+    is refused, as it needs the Beam pipeline's file systems."""
+    remote = [
+        path for path in [options.output_dir, *options.shard_paths()] if path and "://" in path
+    ]
+    if remote:
+        raise UserError(
+            "the local builder writes local files only",
+            where=remote[0],
+            fix="pass --runner=beam (or a Beam runner) to write to remote storage",
+        )
+    check_output(options)
+
+
 def _remove_previous_output(options: BuilderOptions) -> None:
     """With overwrite: the old manifest and shards go before the new shards get their names."""
     for path in previous_output(options):
@@ -604,6 +619,7 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
     Raises:
         InputError: bad input (message names file and line); nothing is left behind.
         ExistingOutputError: the output exists and `overwrite` is False.
+        UserError: a remote output (`gs://`...): the Beam pipeline writes those.
         DiskFullError: a shard could not be written (names it and the space needed).
     """
     check_word_segmenter(options.word_segmenter)  # Before anything is written.
@@ -612,7 +628,7 @@ def build_pretraining_data(options: BuilderOptions, progress_seconds: float = 30
         check_held_out(input_documents(options, paths), options.eval_documents, options.input_file)
     output = options.output_dir or options.shard_paths()[0]
     with output_lock(output, directory=options.output_dir is not None):
-        check_output(options)
+        check_local_output(options)
         if options.output_dir is None or os.path.exists(options.output_dir):
             return _build(options, options, progress_seconds)
         with atomic_output_directory(options.output_dir) as temp_dir:

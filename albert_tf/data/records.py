@@ -1,4 +1,4 @@
-"""The original ALBERT pretraining TFRecord schema: feature spec, fast encoding, writing.
+"""The original ALBERT pretraining TFRecord schema: its features, fast encoding, writing.
 
 Each record is a `tf.train.Example` with, zero padded:
 
@@ -9,7 +9,9 @@ Each record is a `tf.train.Example` with, zero padded:
 
 Building `tf.train.Example` protos one by one in Python costs tens of microseconds each;
 `serialize_examples` encodes a whole batch into the identical protobuf wire format with
-NumPy (packed varints, fixed32 floats), which `tf.io.parse_example` reads unchanged.
+NumPy (packed varints, fixed32 floats), which `tf.io.parse_example` reads unchanged. No
+TensorFlow here: the builder's workers encode without it. Reading the records back is the
+input pipeline's (`albert_tf.inputs.pretrain_input.pretraining_feature_spec`).
 
 Illustration (not run):
     records = serialize_examples({"input_ids": np.zeros((2, 8), np.int64), ...})
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from typing import BinaryIO
 
 import numpy as np
 
@@ -35,24 +38,6 @@ PRETRAINING_FEATURES = {
     "masked_lm_weights": ("float", "pred"),
     "next_sentence_labels": ("int64", 1),
 }
-
-
-def pretraining_feature_spec(max_seq_length: int, max_predictions_per_seq: int) -> dict:
-    """`tf.io.parse_example` spec of the schema (the training input pipeline reuses it).
-
-    Example:
-        >>> pretraining_feature_spec(128, 20)["masked_lm_weights"]
-        FixedLenFeature(shape=[20], dtype=tf.float32, default_value=None)
-    """
-    import tensorflow as tf
-
-    widths = {"seq": max_seq_length, "pred": max_predictions_per_seq}
-    return {
-        name: tf.io.FixedLenFeature(
-            [widths.get(width, width)], tf.int64 if kind == "int64" else tf.float32
-        )
-        for name, (kind, width) in PRETRAINING_FEATURES.items()
-    }
 
 
 def _varint_bytes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -197,7 +182,7 @@ def serialize_examples(features: dict[str, np.ndarray]) -> list[bytes]:
 
 
 class RecordShardWriter:
-    """Writes framed TFRecords (see `tfrecord_framing`) to shards under temporary names;
+    """Writes framed TFRecords (see `tfrecord_framing`) to local shards under temporary names;
     `commit` renames them to their final names, `abort` deletes them.
 
     Illustration (not run):
@@ -230,7 +215,7 @@ class RecordShardWriter:
         """Closes every shard and gives it its final name."""
         self.close()
         for temp_path, path in zip(self.temp_paths, self.paths, strict=True):
-            _rename(temp_path, path)
+            os.replace(temp_path, path)
 
     def abort(self) -> None:
         """Closes and deletes every temporary shard."""
@@ -238,32 +223,9 @@ class RecordShardWriter:
             with contextlib.suppress(OSError):  # E.g. a full disk fails the final flush.
                 handle.close()
         for temp_path in self.temp_paths:
-            if os.path.exists(temp_path) or "://" in temp_path:
-                _remove(temp_path)
+            if os.path.exists(temp_path):
+                os.remove(temp_path)
 
 
-def _open_for_writing(path: str):
-    if "://" in path:  # gs://, s3://...: TensorFlow's file system
-        import tensorflow as tf
-
-        return tf.io.gfile.GFile(path, "wb")
+def _open_for_writing(path: str) -> BinaryIO:
     return open(path, "wb", buffering=1 << 20)
-
-
-def _rename(source: str, target: str) -> None:
-    if "://" in target:
-        import tensorflow as tf
-
-        tf.io.gfile.rename(source, target, overwrite=True)
-    else:
-        os.replace(source, target)
-
-
-def _remove(path: str) -> None:
-    if "://" in path:
-        import tensorflow as tf
-
-        if tf.io.gfile.exists(path):
-            tf.io.gfile.remove(path)
-    else:
-        os.remove(path)

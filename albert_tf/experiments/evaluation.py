@@ -23,9 +23,9 @@ import numpy as np
 import tensorflow as tf
 from keras import ops
 
-from albert_tf.data.pretrain_input import pretrain_dataset
 from albert_tf.experiments.linear_probe import LinearProbe
 from albert_tf.experiments.scale import ExperimentScale
+from albert_tf.inputs.pretrain_input import pretrain_dataset
 from albert_tf.models.pretrainer import AlbertPretrainer
 
 EVAL_BATCH_SIZE = 64

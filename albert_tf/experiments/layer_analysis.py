@@ -27,8 +27,8 @@ import keras
 import numpy as np
 from keras import ops
 
-from albert_tf.data.pretrain_input import pretrain_dataset
 from albert_tf.errors import UserError
+from albert_tf.inputs.pretrain_input import pretrain_dataset
 from albert_tf.models.encoder import AlbertEncoder
 
 

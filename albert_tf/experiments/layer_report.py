@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 from albert_tf.atomic_files import atomic_write_text
-from albert_tf.data.pretrain_input import check_records
 from albert_tf.errors import UserError
 from albert_tf.experiments.layer_analysis import (
     analyze_layers,
@@ -13,6 +12,7 @@ from albert_tf.experiments.layer_analysis import (
     load_encoder,
 )
 from albert_tf.experiments.plots import plot_layer_transitions
+from albert_tf.inputs.pretrain_input import check_records
 from albert_tf.output_lock import output_lock
 
 

@@ -14,6 +14,7 @@ from albert_tf.models.sentence_order_head import AlbertSentenceOrderHead
 from albert_tf.models.span_qa import AlbertSpanQA, span_loss
 from albert_tf.models.token_classifier import AlbertTokenClassifier
 from albert_tf.models.transformer_block import AlbertTransformerBlock
+from albert_tf.models.vocabulary_rows import grow_vocabulary, vocabulary_weights
 
 __all__ = [
     "AlbertAttention",
@@ -30,8 +31,10 @@ __all__ = [
     "AlbertTransformerBlock",
     "Chains",
     "get_activation",
+    "grow_vocabulary",
     "pretraining_loss_and_metrics",
     "pretraining_terms",
     "span_loss",
     "use_chains",
+    "vocabulary_weights",
 ]

@@ -1,9 +1,10 @@
 """`PieceSpeller`: how the first pieces of a SentencePiece model spell a string, and its score.
 
 Vocabulary extension (vocabulary_extension.py) appends pieces to a model; to score a new piece,
-and to initialize its embedding row when a checkpoint grows (convert/vocabulary_growth.py), we
-need the old pieces that spelled its string before: the old model's own segmentation (the
-unigram Viterbi path) of exactly that string, and that path's score.
+and to initialize its embedding row when a checkpoint grows (`new_piece_spellings`, then
+models/vocabulary_rows.py), we need the old pieces that spelled its string before: the old
+model's own segmentation (the unigram Viterbi path) of exactly that string, and that path's
+score.
 
 The string is a piece, already normalized and with its `▁` word marks, so the speller runs the
 old pieces under a copy of the model with an identity normalizer, no dummy prefix and no

@@ -40,8 +40,12 @@ CONTROL_SYMBOLS = ("[CLS]", "[SEP]", "[MASK]")
 ORIGINAL_USER_SYMBOLS = ("(", ")", '"', "-", ".", "–", "£", "€")
 
 
-def _normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
-    """Yields normalized non-empty lines of all files (blank lines separate documents)."""
+def normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
+    """Yields the normalized non-empty lines of all files (blank lines separate documents):
+    the text a SentencePiece model is trained on, here and by `vocabulary_extension`.
+
+    Raises `UserError` naming the first line that is not UTF-8.
+    """
     for path in files:
         with open(path, "rb") as handle:  # Decoded line by line, to name the bad line.
             for line_number, raw_line in enumerate(handle, start=1):
@@ -102,7 +106,7 @@ def train_sentencepiece(
     files = expand_file_patterns(input_files)
     if sample_size is not None and sample_size <= 0:
         raise UserError(f"sample_size must be positive or None, got {sample_size}.")
-    lines = _normalized_lines(files, do_lower_case)
+    lines = normalized_lines(files, do_lower_case)
     first = next(lines, None)
     if first is None:
         raise UserError(f"Input files {files} contain no text.")

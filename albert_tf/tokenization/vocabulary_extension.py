@@ -63,7 +63,7 @@ from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.model_proto import read_model_proto, validate_albert_layout
 from albert_tf.tokenization.piece_spelling import PieceSpeller, normal_score_range
 from albert_tf.tokenization.segmentation_report import compare_segmentations
-from albert_tf.tokenization.train import _normalized_lines
+from albert_tf.tokenization.train import normalized_lines
 
 _Piece = sentencepiece_model_pb2.ModelProto.SentencePiece
 # How much a new piece outscores the old pieces that spell its string.
@@ -142,7 +142,7 @@ def extend_sentencepiece(
     do_lower_case = _casing(old, model_file, do_lower_case)
     files = expand_file_patterns(input_files)
     general = expand_file_patterns(general_files) if general_files else []
-    domain_lines = list(itertools.islice(_normalized_lines(files, do_lower_case), report_lines))
+    domain_lines = list(itertools.islice(normalized_lines(files, do_lower_case), report_lines))
     if not domain_lines:
         raise UserError(f"Input files {files} contain no text.")
     old_size = len(old.pieces)
@@ -154,7 +154,7 @@ def extend_sentencepiece(
         candidates = _train_candidates(
             old,
             model_file,
-            _normalized_lines(files, do_lower_case),
+            normalized_lines(files, do_lower_case),
             size=required + multiple * new_pieces,
             sample_size=sample_size,
             seed=seed,
@@ -231,6 +231,15 @@ def check_is_extension(
             )
 
 
+def new_piece_spellings(
+    proto: sentencepiece_model_pb2.ModelProto, old_size: int
+) -> list[tuple[int, ...]]:
+    """Per new piece of the extension `proto` (ids from `old_size` on), the old ids that spelled
+    its string (`PieceSpeller`): a grown checkpoint's new rows start from theirs."""
+    speller = PieceSpeller(proto, old_size)
+    return [speller.spell(piece.piece).ids for piece in proto.pieces[old_size:]]
+
+
 def _has_capitals(proto: sentencepiece_model_pb2.ModelProto) -> list[str]:
     return [p.piece for p in proto.pieces if p.type == _Piece.NORMAL and p.piece != p.piece.lower()]
 
@@ -267,7 +276,7 @@ def _casing(proto, source: str, do_lower_case: bool | None) -> bool:
 def _character_counts(files: list[str], do_lower_case: bool) -> collections.Counter:
     """How often each character occurs in the normalized text (spaces left out)."""
     counts: collections.Counter = collections.Counter()
-    for line in _normalized_lines(files, do_lower_case):
+    for line in normalized_lines(files, do_lower_case):
         counts.update(line.replace(" ", ""))
     return counts
 
@@ -409,7 +418,7 @@ def _report(
     used = set(itertools.chain.from_iterable(new_processor.encode(domain_lines)))
     report["new_pieces_used_on_domain"] = sum(1 for i in used if i >= old_size)
     if general_files:
-        lines = list(itertools.islice(_normalized_lines(general_files, do_lower_case), limit))
+        lines = list(itertools.islice(normalized_lines(general_files, do_lower_case), limit))
         report["general"] = compare(lines)
     return report
 

@@ -1,9 +1,9 @@
 """`NewRowsOnly`: for the first steps, train only the embedding rows a grown vocabulary added.
 
-After `albert-tf convert --grow_vocabulary`, rows V .. V+N-1 of the word embedding (and of the
-masked-LM output bias, which shares the vocabulary) start as means of old rows. Training them
-alone first lets them settle while every pretrained weight stays put, so the first, crude
-gradients through them do not move the rest of the model (`--new_rows_only_steps`).
+After `albert-tf convert --grow_vocabulary`, rows V .. V+N-1 of the word embedding and of the
+masked-LM output bias (`albert_tf.models.vocabulary_rows`) start as means of old rows.
+Training them alone first lets them settle while every pretrained weight stays put, so the
+first, crude gradients through them do not move the rest of the model (`--new_rows_only_steps`).
 
 Done inside the train step, as tensors: while `optimizer.iterations < steps`,
 
@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import keras
 import tensorflow as tf
+
+from albert_tf.models.pretrainer import AlbertPretrainer
+from albert_tf.models.vocabulary_rows import vocabulary_weights
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,13 +47,11 @@ class NewRowsOnly:
     steps: int
 
     @classmethod
-    def for_pretrainer(cls, model: keras.Model, first_new_row: int, steps: int) -> NewRowsOnly:
-        """The word embedding's and the MLM output bias's rows from `first_new_row` train."""
+    def for_pretrainer(cls, model: AlbertPretrainer, first_new_row: int, steps: int) -> NewRowsOnly:
+        """The rows from `first_new_row` on of the vocabulary weights (`vocabulary_weights`:
+        the word embedding and the MLM output bias) train."""
         variables = tuple(model.trainable_variables)
-        rows = {
-            model.encoder.embeddings.word_embeddings.embeddings.path,
-            model.masked_lm_head.output_bias.path,
-        }
+        rows = {weight.path for weight in vocabulary_weights(model)}
         first_rows = tuple(
             first_new_row if variable.path in rows else int(variable.shape[0])
             for variable in variables

@@ -51,10 +51,10 @@ import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_write_text
 from albert_tf.config import AlbertConfig
-from albert_tf.data.pretrain_input import check_records, pretrain_dataset
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import UserError
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
+from albert_tf.inputs.pretrain_input import check_records, pretrain_dataset
 from albert_tf.models.chains import use_chains
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer

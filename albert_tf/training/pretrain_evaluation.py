@@ -15,8 +15,8 @@ import numpy as np
 import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_write_text
-from albert_tf.data.pretrain_input import pretrain_dataset
 from albert_tf.errors import UserError
+from albert_tf.inputs.pretrain_input import pretrain_dataset
 from albert_tf.training.pretrain_config import PretrainConfig
 from albert_tf.training.pretrain_step import SUM_NAMES, make_replica_eval_step, metrics_from_sums
 from albert_tf.training.record_errors import unreadable_records_error

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import tensorflow as tf
 
-from albert_tf.data.pretrain_input import find_unreadable_file
 from albert_tf.errors import UserError
+from albert_tf.inputs.pretrain_input import find_unreadable_file
 
 
 def unreadable_records_error(patterns: str, error: tf.errors.DataLossError) -> UserError:

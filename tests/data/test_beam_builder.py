@@ -223,7 +223,7 @@ def test_existing_output_is_refused(local_and_beam, corpus_files, small_model_fi
 
 
 def test_training_reads_beam_output(local_and_beam):
-    from albert_tf.data.pretrain_input import pretrain_dataset
+    from albert_tf.inputs.pretrain_input import pretrain_dataset
 
     _, _, beam_dir, beam = local_and_beam
     dataset = pretrain_dataset(str(beam_dir / "part-*"), 8, SEQ, PRED, is_training=False)

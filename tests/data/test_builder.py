@@ -16,7 +16,8 @@ from albert_tf.data.builder import (
     prediction_budget_warning,
 )
 from albert_tf.data.documents import InputError
-from albert_tf.data.records import pretraining_feature_spec
+from albert_tf.errors import UserError
+from albert_tf.inputs.pretrain_input import pretraining_feature_spec
 
 SEQ, PRED = 64, 10
 
@@ -129,6 +130,19 @@ def test_bad_input_leaves_nothing(tmp_path, small_model_file, small_corpus):
         build_pretraining_data(
             _options(str(tmp_path / "no*.txt"), small_model_file, tmp_path / "o3")
         )
+
+
+@pytest.mark.parametrize(
+    "output", [dict(output_dir="gs://bucket/records"), dict(output_file="s3://bucket/a.tfrecord")]
+)
+def test_a_remote_output_is_refused_before_anything_is_written(
+    output, tmp_path, small_corpus, small_model_file, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)  # A path taken as local would land here.
+    options = BuilderOptions(input_file=small_corpus, spm_model_file=small_model_file, **output)
+    with pytest.raises(UserError, match="local files only.*--runner=beam"):
+        build_pretraining_data(options)
+    assert os.listdir(tmp_path) == []
 
 
 def test_one_sentence_documents_and_long_lines(tmp_path, small_model_file):

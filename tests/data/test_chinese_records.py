@@ -11,17 +11,17 @@ import tensorflow as tf
 
 from albert_tf.data.beam_builder import build_pretraining_data_beam
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
-from albert_tf.data.dynamic_masking import dynamic_mask_fn
 from albert_tf.data.masking import MaskingOptions
-from albert_tf.data.records import pretraining_feature_spec
-from albert_tf.data.statistics import (
+from albert_tf.data.word_units import piece_characters
+from albert_tf.errors import UserError
+from albert_tf.inputs.dynamic_masking import dynamic_mask_fn
+from albert_tf.inputs.pretrain_input import pretraining_feature_spec
+from albert_tf.inputs.statistics import (
     build_manifest_statistics,
     format_statistics,
     masked_record_lines,
     pretraining_data_statistics,
 )
-from albert_tf.data.word_units import piece_characters
-from albert_tf.errors import UserError
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 from tests.data.test_beam_builder import IN_MEMORY, PRED, SEQ, _multiset
 from tests.data.test_beam_builder import _options as beam_options

@@ -5,11 +5,7 @@ from __future__ import annotations
 import numpy as np
 import tensorflow as tf
 
-from albert_tf.data.records import (
-    PRETRAINING_FEATURES,
-    pretraining_feature_spec,
-    serialize_examples,
-)
+from albert_tf.data.records import PRETRAINING_FEATURES, serialize_examples
 from albert_tf.data.tfrecord_framing import crc32c_ragged, crc32c_ragged_numpy, frame_records
 
 SEQ, PRED = 24, 5
@@ -52,10 +48,6 @@ def _reference_example(features: dict[str, np.ndarray], row: int) -> tf.train.Ex
         else:
             feature[name] = tf.train.Feature(float_list=tf.train.FloatList(value=values.tolist()))
     return tf.train.Example(features=tf.train.Features(feature=feature))
-
-
-def test_spec_matches_original():
-    assert pretraining_feature_spec(SEQ, PRED) == ORIGINAL_SPEC
 
 
 def test_fast_encoding_parses_like_protos():

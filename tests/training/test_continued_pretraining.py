@@ -13,8 +13,8 @@ import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.convert import save_model
-from albert_tf.data.pretrain_input import mix_choices, pretrain_dataset
 from albert_tf.errors import UserError
+from albert_tf.inputs.pretrain_input import mix_choices, pretrain_dataset
 from albert_tf.models.encoder import AlbertEncoder
 from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.runtime import Runtime

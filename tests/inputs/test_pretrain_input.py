@@ -6,13 +6,17 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf.data.pretrain_input import (
+from albert_tf.data.records import serialize_examples
+from albert_tf.inputs.pretrain_input import (
     check_records,
     find_unreadable_file,
     pretrain_dataset,
+    pretraining_feature_spec,
     record_files,
 )
-from albert_tf.data.records import serialize_examples
+from tests.data.test_records import ORIGINAL_SPEC
+from tests.data.test_records import PRED as ORIGINAL_PRED
+from tests.data.test_records import SEQ as ORIGINAL_SEQ
 
 SEQ, PRED, VOCAB = 16, 4, 64
 
@@ -44,6 +48,10 @@ def _write(path, features) -> str:
 def files(tmp_path_factory):
     directory = tmp_path_factory.mktemp("input")
     return [_write(directory / f"part-{i}.tfrecord", _features(24, seed=i)) for i in range(4)]
+
+
+def test_spec_matches_original():
+    assert pretraining_feature_spec(ORIGINAL_SEQ, ORIGINAL_PRED) == ORIGINAL_SPEC
 
 
 def _ids(dataset, num_batches):

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf.data.dynamic_masking import (
+from albert_tf.data.masking import MaskingOptions, mask_instances
+from albert_tf.data.records import serialize_examples
+from albert_tf.inputs.dynamic_masking import (
     CLS_ID,
     FIRST_NORMAL_ID,
     MASK_ID,
@@ -16,9 +18,7 @@ from albert_tf.data.dynamic_masking import (
     dynamic_mask_fn,
     original_input_ids,
 )
-from albert_tf.data.masking import MaskingOptions, mask_instances
-from albert_tf.data.pretrain_input import check_records, pretrain_dataset
-from albert_tf.data.records import serialize_examples
+from albert_tf.inputs.pretrain_input import check_records, pretrain_dataset
 
 SEQ, PRED, VOCAB = 32, 6, 100
 OPTIONS = MaskingOptions(max_predictions_per_seq=PRED, masked_lm_prob=0.15, ngram=3)

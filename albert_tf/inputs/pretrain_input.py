@@ -16,7 +16,7 @@ and the pipeline skips that many batches' worth of *serialized* records (no
 parsing), see `albert_tf.training.pretrain`.
 
 With `dynamic_masking=True` the whole-word n-gram masks are drawn again each
-time a record is read (`albert_tf.data.dynamic_masking`), keyed by the seed and
+time a record is read (`albert_tf.inputs.dynamic_masking`), keyed by the seed and
 the record's index in the stream (counted before the resume skip): a record
 gets new masks every epoch, and a resumed run sees the masks of the
 interrupted one.
@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from albert_tf.data.dynamic_masking import MaskFn, dynamic_mask_fn
 from albert_tf.data.masking import MaskingOptions
-from albert_tf.data.records import pretraining_feature_spec
+from albert_tf.data.records import PRETRAINING_FEATURES
 from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns, without_build_manifests
+from albert_tf.inputs.dynamic_masking import MaskFn, dynamic_mask_fn
 
 # The features the model and the losses need; `token_boundary` is only read
 # when it is needed (it is absent from some third-party records).
@@ -60,6 +60,24 @@ _NO_RECORD_MESSAGE = (
     "No TFRecord file matches {pattern!r} (cwd {cwd}); check the path (write the records with "
     "albert-tf data)."
 )
+
+
+def pretraining_feature_spec(
+    max_seq_length: int, max_predictions_per_seq: int
+) -> dict[str, tf.io.FixedLenFeature]:
+    """The `tf.io.parse_example` spec of the whole schema (`albert_tf.data.records`).
+
+    Example:
+        >>> pretraining_feature_spec(128, 20)["masked_lm_weights"]
+        FixedLenFeature(shape=[20], dtype=tf.float32, default_value=None)
+    """
+    widths = {"seq": max_seq_length, "pred": max_predictions_per_seq}
+    return {
+        name: tf.io.FixedLenFeature(
+            [widths.get(width, width)], tf.int64 if kind == "int64" else tf.float32
+        )
+        for name, (kind, width) in PRETRAINING_FEATURES.items()
+    }
 
 
 def feature_spec(

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from albert_tf.data.builder import BuilderOptions, build_pretraining_data
-from albert_tf.data.statistics import format_statistics, pretraining_data_statistics
+from albert_tf.inputs.statistics import format_statistics, pretraining_data_statistics
 
 
 def test_statistics_match_manifest(tmp_path, small_corpus, small_model_file):

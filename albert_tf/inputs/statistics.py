@@ -24,10 +24,15 @@ Example:
 from __future__ import annotations
 
 import collections
+import json
+import os
 
 import numpy as np
+import tensorflow as tf
 
 from albert_tf.errors import UserError
+from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
+from albert_tf.inputs.pretrain_input import find_unreadable_file, pretraining_feature_spec
 
 # The original create_pretraining_data.py on WikiText-2 (REFERENCE.md section 3).
 ORIGINAL_MASKED_SHARE = {128: 0.149, 512: 0.061}
@@ -92,10 +97,6 @@ def pretraining_data_statistics(
     Raises:
         UserError: a file is truncated or corrupt (named), or the first file holds no record.
     """
-    import tensorflow as tf
-
-    from albert_tf.data.pretrain_input import find_unreadable_file
-
     try:
         return _statistics(paths, mask_id, batch_size, piece_characters)
     except tf.errors.DataLossError as error:
@@ -112,10 +113,6 @@ def pretraining_data_statistics(
 def _statistics(
     paths: list[str], mask_id: int, batch_size: int, piece_characters: np.ndarray | None
 ) -> dict:
-    import tensorflow as tf
-
-    from albert_tf.data.records import pretraining_feature_spec
-
     first = tf.train.Example.FromString(next(iter(tf.data.TFRecordDataset(paths[:1]))).numpy())
     max_seq_length = len(first.features.feature["input_ids"].int64_list.value)
     predictions = len(first.features.feature["masked_lm_positions"].int64_list.value)
@@ -226,11 +223,6 @@ def _unit_lines(stats: dict) -> list[str]:
 def build_manifest_statistics(paths: list[str]) -> dict | None:
     """What the build's manifest beside `paths` adds to their statistics (see module
     docstring); None when there is none (records copied elsewhere, the original's)."""
-    import json
-    import os
-
-    from albert_tf.file_names import MANIFEST_FILE, MANIFEST_SUFFIX
-
     directory = os.path.dirname(paths[0])
     candidates = [os.path.join(directory, MANIFEST_FILE), paths[0] + MANIFEST_SUFFIX]
     found = [path for path in candidates if os.path.isfile(path)]
@@ -251,8 +243,6 @@ def build_manifest_statistics(paths: list[str]) -> dict | None:
 def masked_record_lines(path: str, processor, count: int) -> list[str]:
     """The first `count` records of `path` as text: the original pieces ("▁" shown as a
     space), each masked whole-word unit in ⟦ ⟧ (a run of n units shows as n brackets)."""
-    import tensorflow as tf
-
     lines = []
     for raw in tf.data.TFRecordDataset([path]).take(count):
         feature = tf.train.Example.FromString(raw.numpy()).features.feature
