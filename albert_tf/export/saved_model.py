@@ -54,6 +54,7 @@ from albert_tf.config import AlbertConfig
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import BUNDLE_SUBDIR, save_encoder_bundle
+from albert_tf.export.model_kind import ENCODER, model_kind
 from albert_tf.export.serving_copy import serving_copy
 from albert_tf.export.serving_module import AlbertServingModule
 from albert_tf.export.warmup import write_warmup_requests
@@ -113,8 +114,11 @@ def _load_keras_file(path: str, albert_config: AlbertConfig | None) -> AlbertMod
     if not os.path.isfile(path):
         raise MissingInputError(f"{path}: no such .keras file.")
     model = keras.saving.load_model(path, compile=False)
-    if not isinstance(model, AlbertEncoder | AlbertPretrainer):
-        raise UserError(f"{path}: holds a {type(model).__name__}, not an ALBERT encoder.")
+    if model_kind(model) != ENCODER:
+        raise UserError(
+            f"{path}: holds a {type(model).__name__}, not an ALBERT encoder.",
+            fix="export a fine-tuned model from its run directory (its family's SavedModel)",
+        )
     config = model.config if isinstance(model, AlbertEncoder) else model.encoder.config
     if albert_config is not None and config != albert_config:
         raise UserError(

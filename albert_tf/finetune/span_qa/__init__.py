@@ -3,7 +3,7 @@
 `task.SquadTask` is the family on the fine-tuning driver (`task.run_squad(config, output_dir,
 runtime)` does a whole run); the pieces are `examples` (reading SQuAD JSON), `features` (windows
 with original-character offsets), `decoding` (n-best legal spans, v2 nulls), `scoring` (the
-official EM/F1), `baseline`, `models.span_qa.AlbertSpanQA` and `serving.export_span_qa`
+official EM/F1), `baseline`, `models.span_qa.AlbertSpanQA` and `serving.span_qa_endpoints`
 (`answer(question, context)`).
 """
 
@@ -13,7 +13,6 @@ from albert_tf.lazy_exports import lazy_exports
 _HOMES = {
     "SquadConfig": ".squad_config",
     "SquadTask": ".squad_task",
-    "export_span_qa": ".serving",
     "run_squad": ".squad_task",
 }
 __all__ = sorted(_HOMES)
