@@ -40,7 +40,7 @@ from albert_tf.export.finetuned_run import (
     run_spm_file,
 )
 from albert_tf.export.model_kind import model_kind
-from albert_tf.export.saved_model import load_albert_model
+from albert_tf.export.saved_model import check_albert_config, load_albert_model
 from albert_tf.file_names import (
     ALBERT_CONFIG_FILE,
     ENCODER_FILE,
@@ -131,7 +131,8 @@ def load_export_source(
     """The model at `path` and what came with it (see the module docstring).
 
     `spm_model_file` and `do_lower_case`, when given, replace what came with the model;
-    `albert_config` is a training checkpoint's (default: the `albert_config.json` beside it).
+    `albert_config` is a training checkpoint's (default: the `albert_config.json` beside it),
+    and what another model's config must be.
 
     Raises:
         MissingInputError: nothing albert_tf can read at `path`.
@@ -153,13 +154,21 @@ def check_source_exists(path: str) -> None:
 
 
 def _model_source(path: str, albert_config: AlbertConfig | str | None) -> ExportSource:
-    """An encoder or pretrainer at `path`: a checkpoint, a `.keras` file, a bundle or a
-    converted albert_tf directory."""
+    """An encoder or pretrainer at `path`: a checkpoint (of `albert_config`, default the one
+    beside it), or a `.keras` file, a bundle or a converted albert_tf directory (checked
+    against `albert_config` when given)."""
     if find_checkpoint(path) is not None:
         directory = path if os.path.isdir(path) else os.path.dirname(path)
         config_file = os.path.join(directory, ALBERT_CONFIG_FILE)
         config = albert_config or (config_file if os.path.isfile(config_file) else None)
         return ExportSource(load_albert_model(path, config))
+    source = _model_file_source(path)
+    check_albert_config(path, source.model, albert_config)
+    return source
+
+
+def _model_file_source(path: str) -> ExportSource:
+    """The `.keras` file at `path`, the bundle there, or a converted directory's model."""
     if os.path.isfile(path) and path.endswith(".keras"):
         return _keras_source(path)
     bundle_dir = find_bundle_dir(path)

@@ -119,13 +119,23 @@ def _load_keras_file(path: str, albert_config: AlbertConfig | None) -> AlbertMod
             f"{path}: holds a {type(model).__name__}, not an ALBERT encoder.",
             fix="export a fine-tuned model from its run directory (its family's SavedModel)",
         )
+    check_albert_config(path, model, albert_config)
+    return model
+
+
+def check_albert_config(
+    path: str, model: keras.Model, albert_config: AlbertConfig | str | None
+) -> None:
+    """A `UserError` when `albert_config` (a config, its file or a preset name; None: no check)
+    is not the config of `model`'s encoder, the model at `path`."""
+    if isinstance(albert_config, str):
+        albert_config = AlbertConfig.from_file_or_preset(albert_config)
     config = model.config if isinstance(model, AlbertEncoder) else model.encoder.config
     if albert_config is not None and config != albert_config:
         raise UserError(
             f"{path}: its AlbertConfig differs from the one given "
             f"({_config_difference(config, albert_config)}); pass the config it was trained with."
         )
-    return model
 
 
 def _restore_pretrainer(model: AlbertPretrainer, prefix: str) -> None:
