@@ -16,7 +16,7 @@ SentencePiece and normalization ops):
                                  question=tf.constant(["Tom has a _."]),
                                  options=tf.constant([["cat", "dog", ""]]))["answers"]
 
-The driver exports them (`export_task_model` with `MultipleChoiceTask.serving_signatures`).
+The driver exports them (`export_task_model` with the family's `serving_signatures`).
 
 Illustration (not run):
     export_task_model("/tmp/race_export", model,

@@ -18,7 +18,7 @@ Loading needs `tensorflow` and `tensorflow_text` only:
     qa = tf.saved_model.load(export_dir)
     qa.signatures["answer"](question=tf.constant(["Who?"]), context=tf.constant(["Ann ran."]))
 
-The driver exports it (`export_task_model` with `SquadTask.serving_signatures`).
+The driver exports it (`export_task_model` with the family's `serving_signatures`).
 
 Illustration (not run):
     layer = serving_tokenizer(featurizer)
