@@ -5,10 +5,12 @@ Each entry of `FORMATS` is an `ExportFormat`: its name, a one-line description (
 `ExportRequest` from its flags and calls the chosen entry; `albert-tf export-litert` is the
 `litert` entry under its former flag names. This module imports no TensorFlow: the command
 offers the names and help before anything loads, and each entry imports its exporter when it
-runs. It is a top-level module, not part of `albert_tf.export`, because the entries reach
-above that package: keras_hub is `albert_tf.convert`'s writer, and the task-model sources are
-read by `albert_tf.finetune` (both of which import `albert_tf.export`); only the commands
-import it.
+runs. The file formats (tfhub, litert, onnx) export the `ExportSource` of `load_export_source`
+(`albert_tf.export.export_source`), or, for `--checkpoint_format=hf|tf1`, the model
+`albert_tf.convert` converts in memory. It is a top-level module, not part of
+`albert_tf.export`, because the entries reach above that package: keras_hub and the converted
+sources are `albert_tf.convert`'s, and a run's SavedModel is its family's, from
+`albert_tf.finetune` (both of which import `albert_tf.export`); only the commands import it.
 
 Example:
     >>> [entry.name for entry in FORMATS]
@@ -150,20 +152,13 @@ def _saved_model(request: ExportRequest) -> str:
 
 def _tfhub(request: ExportRequest) -> str:
     """The TF Hub pair of the source's encoder (`export_tfhub`)."""
-    from albert_tf.export.tfhub import export_tfhub
+    from albert_tf.export.tfhub.export import export_tfhub
 
-    source = request.checkpoint
-    if request.checkpoint_format != "albert_tf":
-        from albert_tf.convert.convert import load_model
-
-        source = load_model(request.checkpoint_format, source, request.albert_config_file)
+    source = _load_source(request)
     return export_tfhub(
         request.export_dir,
         source,
-        spm_model_file=request.spm_model_file,
-        albert_config=request.albert_config_file,
         seq_length=request.options.seq_length,
-        do_lower_case=request.do_lower_case,
         overwrite=request.overwrite,
     )
 
@@ -187,10 +182,10 @@ def _keras_hub(request: ExportRequest) -> str:
 
 def _litert(request: ExportRequest) -> str:
     """LiteRT files of the source's task model or encoder (`export_litert`)."""
-    from albert_tf.export.litert_export import export_litert, litert_source
+    from albert_tf.export.litert.export import export_litert
 
     batch_sizes = parse_batch_sizes(request.options.batch_sizes)
-    source = litert_source(_load_source(request))
+    source = _load_source(request)
     quantizations = request.options.quantizations
     return export_litert(
         request.export_dir,
@@ -206,7 +201,7 @@ def _litert(request: ExportRequest) -> str:
 def _onnx(request: ExportRequest) -> str:
     """ONNX files of the source's task model or encoder (`export_onnx`)."""
     from albert_tf.atomic_files import refuse_existing
-    from albert_tf.export.onnx.onnx_export import QUANTIZATIONS, check_quantizations, export_onnx
+    from albert_tf.export.onnx.export import QUANTIZATIONS, check_quantizations, export_onnx
 
     quantizations = request.options.quantizations or QUANTIZATIONS
     check_quantizations(quantizations)  # Before the (slow) load.
@@ -218,22 +213,43 @@ def _onnx(request: ExportRequest) -> str:
 
 
 def _load_source(request: ExportRequest) -> ExportSource:
-    """The task model or encoder at `request.checkpoint` (`load_export_source`); a file it
-    cannot read is a `UserError` naming it."""
-    from albert_tf.finetune.export_sources import load_export_source
+    """The model at `request.checkpoint` with the tokenizer and casing it asks for: an albert_tf
+    path's (`load_export_source`), or a Hugging Face or TF1 checkpoint's, converted in memory.
+    A file it cannot read is a `UserError` naming it."""
+    from albert_tf.export.export_source import load_export_source
 
     try:
+        if request.checkpoint_format != "albert_tf":
+            source = _converted_source(request)
+            return source.with_tokenizer(request.spm_model_file, request.do_lower_case)
         return load_export_source(
             request.checkpoint,
             request.spm_model_file,
             request.albert_config_file,
-            request.checkpoint_format,
             request.do_lower_case,
         )
     except (FileNotFoundError, ValueError) as error:
         if isinstance(error, UserError):
             raise
         raise UserError(str(error), where=request.checkpoint) from None
+
+
+def _converted_source(request: ExportRequest) -> ExportSource:
+    """A Hugging Face or TF1 checkpoint as albert_tf's model (pretraining heads kept), the
+    SentencePiece model beside it and, for a task model, the `task.json` `albert-tf convert`
+    would write."""
+    from albert_tf.convert.convert import converted_task_json, load_model, source_config_values
+    from albert_tf.convert.task_heads import task_head_for_model
+    from albert_tf.export.export_source import ExportSource, check_source_exists
+    from albert_tf.finetune.pretrained_encoder import spm_beside
+
+    path, checkpoint_format = request.checkpoint, request.checkpoint_format
+    check_source_exists(path)
+    model = load_model(checkpoint_format, path, request.albert_config_file)
+    task = None
+    if task_head_for_model(model) is not None:
+        task = converted_task_json(model, source_config_values(checkpoint_format, path))
+    return ExportSource(model, spm_beside(path), task=task)
 
 
 def parse_batch_sizes(values: Sequence[str | int]) -> tuple[int, ...]:

@@ -27,9 +27,9 @@ import tensorflow as tf
 from absl import app, flags
 
 from albert_tf.export.finetuned_run import load_finetuned_model, read_task_file, run_spm_file
-from albert_tf.export.litert import float32_model
-from albert_tf.export.litert_export import MANIFEST_FILE
-from albert_tf.export.litert_runner import LiteRtModel
+from albert_tf.export.litert.converter import float32_model
+from albert_tf.export.litert.runner import LiteRtModel
+from albert_tf.file_names import LITERT_MANIFEST_FILE
 from albert_tf.finetune.classification.examples import read_examples
 from albert_tf.finetune.classification.task_specs import get_task
 from albert_tf.models.classifier import AlbertClassifier  # noqa: F401  (registers the class)
@@ -69,7 +69,7 @@ def main(argv: list[str]) -> None:
     keras_accuracy = float((keras_predictions == labels).mean())
     trained_predictions = model.predict(features, batch_size=64, verbose=0).argmax(-1)
     trained_accuracy = float((trained_predictions == labels).mean())
-    manifest_path = os.path.join(values.litert_dir, MANIFEST_FILE)
+    manifest_path = os.path.join(values.litert_dir, LITERT_MANIFEST_FILE)
     with open(manifest_path, encoding="utf-8") as handle:
         manifest = json.load(handle)
     print(f"{len(labels)} rows of {values.data_file}, seq_length {manifest['seq_length']}")

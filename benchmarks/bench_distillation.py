@@ -30,9 +30,9 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the ops the SavedModels use)
 from timing import interleaved_seconds, median_rates
 
-from albert_tf.export.export_source import task_model_source
+from albert_tf.export.export_source import load_export_source
 from albert_tf.export.finetuned_run import load_finetuned_model, read_task_file
-from albert_tf.export.onnx.onnx_export import export_onnx
+from albert_tf.export.onnx.export import export_onnx
 from albert_tf.export.onnx.runner import ort_session
 from albert_tf.finetune.driver import export_finished_run
 from albert_tf.runtime import Runtime
@@ -59,7 +59,7 @@ def exports(run_dir: str, workdir: str) -> dict[str, str]:
         export_finished_run(run_dir, saved_model, runtime=Runtime.for_machine())
     onnx_dir = os.path.join(workdir, "onnx")
     if not os.path.isdir(onnx_dir):
-        export_onnx(onnx_dir, task_model_source(run_dir), ["float32"])
+        export_onnx(onnx_dir, load_export_source(run_dir), ["float32"])
     onnx_file = next(name for name in os.listdir(onnx_dir) if name.endswith("_float32.onnx"))
     return {"saved_model": saved_model, "onnx": os.path.join(onnx_dir, onnx_file)}
 

@@ -31,8 +31,8 @@ from absl import app, flags
 
 from albert_tf.config import AlbertConfig
 from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.litert import classifier_outputs, ids_model
-from albert_tf.export.litert_runner import LiteRtModel
+from albert_tf.export.litert.converter import classifier_outputs, ids_model
+from albert_tf.export.litert.runner import LiteRtModel
 from albert_tf.models import AlbertEncoder
 from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.models.encoder import INPUT_NAMES

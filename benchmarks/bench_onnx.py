@@ -75,9 +75,9 @@ def build(workdir: str, args) -> dict[str, str]:
 
     from albert_tf.convert.convert import convert_checkpoint
     from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
-    from albert_tf.export.onnx.onnx_export import export_onnx
+    from albert_tf.export.export_source import load_export_source
+    from albert_tf.export.onnx.export import export_onnx
     from albert_tf.finetune.driver import export_finished_run
-    from albert_tf.finetune.export_sources import load_export_source
     from albert_tf.tokenization import train_sentencepiece
 
     files = {"workdir": workdir}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Callable
 
 import keras
 import numpy as np
@@ -22,14 +23,21 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401  (registers the SentencePiece ops of the SavedModels)
 
 from albert_tf.config import AlbertConfig
+from albert_tf.export.endpoints import Endpoints
+from albert_tf.export.export_source import ExportSource
 from albert_tf.export.saved_model import export_saved_model
-from albert_tf.export.tfhub import export_tfhub
-from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.export.task_export import Predict, export_task_model
+from albert_tf.export.tfhub.export import export_tfhub
+from albert_tf.finetune.classification.serving import built_text_features, classifier_endpoints
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
-from albert_tf.finetune.multiple_choice.serving import export_multiple_choice
+from albert_tf.finetune.multiple_choice.serving import (
+    built_choice_features,
+    multiple_choice_endpoints,
+)
+from albert_tf.finetune.span_qa.decoding import AnswerRules
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
-from albert_tf.finetune.span_qa.serving import export_span_qa
-from albert_tf.finetune.tagging.serving import export_tagger
+from albert_tf.finetune.span_qa.serving import serving_tokenizer, span_qa_endpoints
+from albert_tf.finetune.tagging.serving import built_tokenizer, tagger_endpoints
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
 from albert_tf.models import (
     AlbertClassifier,
@@ -53,6 +61,14 @@ B = "She landed on Monday."
 
 def _encoder() -> AlbertEncoder:
     return AlbertEncoder(CONFIG)
+
+
+def _export_task_model(
+    export_dir: str, model: keras.Model, endpoints: Callable[[Predict], Endpoints], layers: list
+) -> str:
+    """A task model's SavedModel, as the fine-tuning driver writes its family's
+    (`export_task_model` with the family's signatures and featurizer layers)."""
+    return export_task_model(export_dir, model, endpoints, layers, runtime=Runtime.plain())
 
 
 def _cut(value):
@@ -124,9 +140,12 @@ def main() -> None:
 
     classifier = os.path.join(root, "classifier")
     features = AlbertTextFeatures(spm, SEQ_LENGTH)
-    model = AlbertClassifier(_encoder(), num_outputs=2)
-    export_classifier(
-        classifier, model, features, labels=("negative", "positive"), runtime=Runtime.plain()
+    labels = ("negative", "positive")
+    _export_task_model(
+        classifier,
+        AlbertClassifier(_encoder(), num_outputs=2),
+        lambda predict: classifier_endpoints(predict, features, labels, is_pair=False),
+        [built_text_features(features, is_pair=False)],
     )
     print("### Classification (`albert-tf classify --export_saved_model`)\n")
     _example(classifier, "classify_text", [{"text_a": "a gorgeous, witty film"}])
@@ -134,8 +153,11 @@ def main() -> None:
 
     choice = os.path.join(root, "choice")
     choice_features = ChoiceFeatures(spm, 32, max_qa_length=16)
-    export_multiple_choice(
-        choice, AlbertMultipleChoice(_encoder()), choice_features, runtime=Runtime.plain()
+    _export_task_model(
+        choice,
+        AlbertMultipleChoice(_encoder()),
+        lambda predict: multiple_choice_endpoints(predict, choice_features),
+        [built_choice_features(choice_features)],
     )
     print("### Multiple choice (`albert-tf choice --export_saved_model`)\n")
     question = {"context": A, "question": "Where did Ann fly to?", "options": ["Tokyo", "Rome"]}
@@ -144,19 +166,24 @@ def main() -> None:
 
     squad = os.path.join(root, "squad")
     featurizer = SquadFeaturizer(tokenizer, max_seq_length=48, doc_stride=16, max_query_length=8)
-    export_span_qa(squad, AlbertSpanQA(_encoder()), featurizer, runtime=Runtime.plain())
+    question_tokenizer = serving_tokenizer(featurizer)
+    _export_task_model(
+        squad,
+        AlbertSpanQA(_encoder()),
+        lambda predict: span_qa_endpoints(predict, question_tokenizer, featurizer, AnswerRules()),
+        [question_tokenizer],
+    )
     print("### Span QA (`albert-tf span-qa --export_saved_model`)\n")
     _example(squad, "answer", [{"question": "Where did Ann fly to?", "context": A}])
 
     tagger = os.path.join(root, "tagger")
-    labels = ("O", "B-LOC", "I-LOC", "B-PER", "I-PER")
+    tags = ("O", "B-LOC", "I-LOC", "B-PER", "I-PER")
     aligner = WordPieceAligner(AlbertTextTokenizer(proto=spm), SEQ_LENGTH)
-    export_tagger(
+    _export_task_model(
         tagger,
-        AlbertTokenClassifier(_encoder(), len(labels)),
-        aligner,
-        labels,
-        runtime=Runtime.plain(),
+        AlbertTokenClassifier(_encoder(), len(tags)),
+        lambda predict: tagger_endpoints(predict, aligner, tags, character_level=False),
+        [built_tokenizer(aligner)],
     )
     print("### Tagging (`albert-tf tag --export_saved_model`)\n")
     _example(tagger, "tag", [{"text": "Ann flew to Tokyo"}])
@@ -164,7 +191,7 @@ def main() -> None:
     _example(tagger, "serving_default", [ids])
 
     hub = os.path.join(root, "hub")
-    export_tfhub(hub, AlbertPretrainer(_encoder()), spm, seq_length=SEQ_LENGTH)
+    export_tfhub(hub, ExportSource(AlbertPretrainer(_encoder()), spm), seq_length=SEQ_LENGTH)
     print("### TF Hub pair (`albert-tf export --format=tfhub`)\n")
     preprocessor, encoder = os.path.join(hub, "preprocessor"), os.path.join(hub, "encoder")
     _example(preprocessor, "serving_default", [{"sentences": A}], "preprocessor ")

@@ -25,7 +25,7 @@ MODULE_BUILDS = (
     "full_run",  # test_pretrain.py: a 6-step pretraining run
     "train",  # test_pretrain_step.py: a compiled pretraining step
     "sm_export_dir",  # test_saved_model.py: a pretrainer export
-    "hub_dir",  # test_tfhub.py: a TF Hub preprocessor + encoder export
+    "hub_dir",  # tfhub/test_export.py: a TF Hub preprocessor + encoder export
     "exports",  # test_tf1_loaders.py: every kind of export
     "inputs",  # test_bad_input_matrix.py: records, configs and a checkpoint to corrupt
     "served",  # classification/test_serving_hostile_inputs.py: a loaded SavedModel

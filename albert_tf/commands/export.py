@@ -8,7 +8,7 @@ Formats (the table is albert_tf/export_formats.py; `--format`'s help lists them)
                          writes it. See albert_tf/export/saved_model.py.
   tfhub                  the TF Hub / Kaggle Models pair, `preprocessor/` and `encoder/`
                          (trainable, with `mlm` when the model has the masked-LM head), for
-                         `hub.KerasLayer`. See albert_tf/export/tfhub.py.
+                         `hub.KerasLayer`. See albert_tf/export/tfhub/.
   keras_hub              a keras-hub preset (AlbertBackbone, or AlbertTextClassifier of a
                          classification run): what `albert-tf convert --to=keras_hub` writes.
   litert                 LiteRT (TFLite) files for phones: ids or text in, float32 / float16 /

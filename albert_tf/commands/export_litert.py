@@ -6,7 +6,7 @@ r"""Exports an encoder or a fine-tuned model as LiteRT (TFLite) files for on-dev
 
 Variants: ids in (builtin ops only) and text in (SentencePiece + packing inside; the texts must
 be normalized first, see docs/litert.md), float32 / float16 / int8 dynamic-range,
-fixed --seq_length and each of --batch_sizes. See albert_tf/export/litert_export.py.
+fixed --seq_length and each of --batch_sizes. See albert_tf/export/litert/export.py.
 
 Example:
     albert-tf export-litert --source=/tmp/sst2_run --output_dir=/tmp/sst2_litert \

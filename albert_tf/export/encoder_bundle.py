@@ -71,6 +71,18 @@ def resolve_bundle_dir(path: str) -> str:
     )
 
 
+def find_bundle_dir(path: str) -> str | None:
+    """`resolve_bundle_dir(path)` when that holds the bundle's tokenizer, else None (a
+    pretraining workdir or a converted directory holds an `encoder.keras` but no `spm.model`)."""
+    if not os.path.isdir(path):
+        return None
+    try:
+        bundle_dir = resolve_bundle_dir(path)
+    except MissingInputError:
+        return None
+    return bundle_dir if os.path.isfile(os.path.join(bundle_dir, SPM_FILE)) else None
+
+
 def read_tokenizer_config(bundle_dir: str) -> dict:
     """The bundle's `tokenizer_config.json` (`do_lower_case`, `seq_length`)."""
     with open(os.path.join(bundle_dir, TOKENIZER_CONFIG_FILE), encoding="utf-8") as handle:

@@ -54,6 +54,7 @@ from albert_tf.config import AlbertConfig
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import MissingInputError, UserError
 from albert_tf.export.encoder_bundle import BUNDLE_SUBDIR, save_encoder_bundle
+from albert_tf.export.model_kind import ENCODER, model_kind
 from albert_tf.export.serving_copy import serving_copy
 from albert_tf.export.serving_module import AlbertServingModule
 from albert_tf.export.warmup import write_warmup_requests
@@ -113,15 +114,28 @@ def _load_keras_file(path: str, albert_config: AlbertConfig | None) -> AlbertMod
     if not os.path.isfile(path):
         raise MissingInputError(f"{path}: no such .keras file.")
     model = keras.saving.load_model(path, compile=False)
-    if not isinstance(model, AlbertEncoder | AlbertPretrainer):
-        raise UserError(f"{path}: holds a {type(model).__name__}, not an ALBERT encoder.")
+    if model_kind(model) != ENCODER:
+        raise UserError(
+            f"{path}: holds a {type(model).__name__}, not an ALBERT encoder.",
+            fix="export a fine-tuned model from its run directory (its family's SavedModel)",
+        )
+    check_albert_config(path, model, albert_config)
+    return model
+
+
+def check_albert_config(
+    path: str, model: keras.Model, albert_config: AlbertConfig | str | None
+) -> None:
+    """A `UserError` when `albert_config` (a config, its file or a preset name; None: no check)
+    is not the config of `model`'s encoder, the model at `path`."""
+    if isinstance(albert_config, str):
+        albert_config = AlbertConfig.from_file_or_preset(albert_config)
     config = model.config if isinstance(model, AlbertEncoder) else model.encoder.config
     if albert_config is not None and config != albert_config:
         raise UserError(
             f"{path}: its AlbertConfig differs from the one given "
             f"({_config_difference(config, albert_config)}); pass the config it was trained with."
         )
-    return model
 
 
 def _restore_pretrainer(model: AlbertPretrainer, prefix: str) -> None:

@@ -9,9 +9,8 @@ seed/strategy/precision, train/eval/predict/export). Shared pieces:
 `finetune_config.FinetuneConfig` (the common settings), `flags` (the commands' flags,
 generated from the config), `pretrained_encoder` (what a run starts from), `fitting` (the
 optimizer recipe and `fit`), `datasets` (batching, length buckets), `prediction` (outputs as
-the export computes them), `export_sources` (what the file-format exports read),
-`scalar_logger`, `seeds` (`run_seeds`: one run per seed and their mean and standard
-deviation), `distillation` (a smaller student of a finished run).
+the export computes them), `scalar_logger`, `seeds` (`run_seeds`: one run per seed and
+their mean and standard deviation), `distillation` (a smaller student of a finished run).
 Families: `classification` (GLUE and any TSV/CSV, sentence or pair, classification or
 regression), `span_qa` (SQuAD 1.1/2.0), `multiple_choice` (RACE and generic JSONL/CSV) and
 `tagging` (CoNLL-style / JSONL files, IOB1/IOB2/IOBES, conlleval). `docs/adding_a_task_family.md`

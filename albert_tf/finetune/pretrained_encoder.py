@@ -40,8 +40,7 @@ import tensorflow as tf
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.convert import load_model as load_converted_model
 from albert_tf.errors import MissingInputError, UserError
-from albert_tf.export.encoder_bundle import load_encoder, read_tokenizer_config
-from albert_tf.export.encoder_bundle import resolve_bundle_dir as _resolve_bundle_dir
+from albert_tf.export.encoder_bundle import find_bundle_dir, load_encoder, read_tokenizer_config
 from albert_tf.export.saved_model import load_albert_model
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE, SPM_FILE
 from albert_tf.finetune.finetune_config import FinetuneConfig
@@ -94,7 +93,7 @@ def load_pretrained_encoder(
             f"{init}: not found. Pass an encoder bundle directory, an encoder.keras file, or a "
             "pretraining workdir / ckpt-N prefix."
         )
-    bundle_dir = _bundle_dir(init)
+    bundle_dir = find_bundle_dir(init)
     if bundle_dir is not None:
         encoder, _ = load_encoder(bundle_dir)
         _check_config(init, encoder.config, albert_config)
@@ -172,17 +171,6 @@ def check_compatible(
             where="--max_seq_length",
             fix=f"use at most {albert_config.max_position_embeddings}",
         )
-
-
-def _bundle_dir(path: str) -> str | None:
-    if not os.path.isdir(path):
-        return None
-    try:
-        bundle_dir = _resolve_bundle_dir(path)
-    except FileNotFoundError:
-        return None
-    # A pretraining workdir also holds encoder.keras but no tokenizer: not a bundle.
-    return bundle_dir if os.path.isfile(os.path.join(bundle_dir, SPM_FILE)) else None
 
 
 def _foreign_format(path: str) -> str | None:

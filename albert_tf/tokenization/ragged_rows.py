@@ -33,7 +33,7 @@ def keep_values(ragged: tf.RaggedTensor, keep: tf.Tensor) -> tf.RaggedTensor:
 def keep_flat(values: tf.Tensor, splits: tf.Tensor, keep: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
     """`keep_values` on flat values [N] and row splits [B + 1]: (kept values, their splits).
 
-    Cumsum, scatter and gather only: LiteRT runs them as builtins (`export/litert_text.py`).
+    Cumsum, scatter and gather only: LiteRT runs them as builtins (`export/litert/text.py`).
     """
     count = tf.shape(values, out_type=splits.dtype)[0]
     kept = tf.cast(keep, splits.dtype)

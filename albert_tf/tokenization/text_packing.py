@@ -147,7 +147,8 @@ def pack_kept(
         word_ids = tf.where(in_b, _gather_rows(second, t - start_b, in_b), word_ids)
     in_sequence = t < end
     # `where`, not a bool cast: the LiteRT converter folds the embeddings' `ids < 0` check on a
-    # cast bool into a `zeros_like(bool)` that LiteRT lacks (`export/litert.py` packs with this).
+    # cast bool into a `zeros_like(bool)` that LiteRT lacks (`export/litert/converter.py` packs
+    # with this).
     ones, zeros = tf.ones_like(word_ids), tf.zeros_like(word_ids)
     return {
         "input_word_ids": word_ids,

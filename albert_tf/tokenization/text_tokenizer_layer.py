@@ -59,7 +59,7 @@ def drop_space_before_special(
     directly followed, in the same row, by a special token: `AlbertTokenizer`'s rule.
 
     Dense ops only (`ragged_rows.keep_flat`): `tf.ragged.boolean_mask` would trace ~200 ops
-    into every featurizer graph, and LiteRT (`export/litert_text.py`) runs these as builtins.
+    into every featurizer graph, and LiteRT (`export/litert/text.py`) runs these as builtins.
     """
     count = tf.shape(values, out_type=splits.dtype)[0]
     next_values = tf.concat([values[1:], tf.constant([-1], values.dtype)], axis=0)

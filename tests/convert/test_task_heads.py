@@ -134,7 +134,7 @@ def test_converted_task_models_are_finished_runs(tmp_path):
     from Hugging Face or TF1 alike) and spm.model. (One writer for every head; the next test
     reads each head's task.json.)"""
     from albert_tf.convert.convert import convert_checkpoint
-    from albert_tf.export.export_source import task_model_source
+    from albert_tf.export.export_source import load_export_source
 
     hf_class, config_kwargs, class_name, _ = CASES["sequence_classification"]
     directory = str(tmp_path / "hf")
@@ -143,9 +143,9 @@ def test_converted_task_models_are_finished_runs(tmp_path):
     tf1_dir = save_model(load_hf_model(directory), "tf1", str(tmp_path / "tf1"))
     tf1_out = convert_checkpoint("tf1", tf1_dir, "albert_tf", str(tmp_path / "from_tf1"))
     for converted in (hf_out, tf1_out):
-        source = task_model_source(converted)
+        source = load_export_source(converted)
         assert type(source.model).__name__ == class_name and source.task["do_lower_case"]
-    hf_task = task_model_source(hf_out).task
+    hf_task = load_export_source(hf_out).task
     assert hf_task["problem"] == "classification"
     assert hf_task["labels"] == ["LABEL_0", "LABEL_1", "LABEL_2"]
 

@@ -69,14 +69,14 @@ def onnx_export_of(run: tuple[str, dict], tmp_path_factory, name: str) -> tuple[
     import json
     import os
 
-    from albert_tf.export.export_source import task_model_source
-    from albert_tf.export.onnx.onnx_export import export_onnx
+    from albert_tf.export.export_source import load_export_source
+    from albert_tf.export.onnx.export import export_onnx
 
     output_dir = run[0]
     with open(os.path.join(output_dir, "task.json"), encoding="utf-8") as handle:
         task = json.load(handle)
     directory = str(tmp_path_factory.mktemp(name) / "onnx")
-    return task, export_onnx(directory, task_model_source(output_dir), ["float32"])
+    return task, export_onnx(directory, load_export_source(output_dir), ["float32"])
 
 
 def write_lines(path: pathlib.Path | str, lines: list[str]) -> str:

@@ -52,7 +52,7 @@ def test_works_in_a_tf_function_with_a_tensor_length():
 
 
 def test_pack_pieces_with_int32_splits_equals_reference():
-    """The flat form LiteRT converts (`export/litert.py`), on int32 ids and splits."""
+    """The flat form LiteRT converts (`export/litert/converter.py`), on int32 ids and splits."""
     rng = np.random.default_rng(0)
     lengths_a = [0, 1, 5, 30, 2, 11]
     lengths_b = [0, 7, 30, 1, 0, 11]

@@ -7,9 +7,9 @@ _HOMES = {
     "GraphBuilder": ".graph_builder",
     "OnnxModel": ".runner",
     "encoder_graph": ".encoder_graph",
-    "export_onnx": ".onnx_export",
+    "export_onnx": ".export",
     "onnx_model": ".task_graphs",
-    "quantize_int8": ".onnx_export",
+    "quantize_int8": ".export",
 }
 __all__ = sorted(_HOMES)
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from albert_tf.errors import MissingInputError, UserError
-from albert_tf.export.onnx.onnx_export import MANIFEST_FILE
+from albert_tf.file_names import ONNX_MANIFEST_FILE
 
 RUNTIMES = ("onnxruntime", "openvino")
 
@@ -72,10 +72,10 @@ class OnnxModel:
         runtime: str = "onnxruntime",
         threads: int | None = None,
     ):
-        manifest_path = os.path.join(directory, MANIFEST_FILE)
+        manifest_path = os.path.join(directory, ONNX_MANIFEST_FILE)
         if not os.path.isfile(manifest_path):
             raise MissingInputError(
-                f"no {MANIFEST_FILE}", where=directory, fix="pass an export_onnx directory"
+                f"no {ONNX_MANIFEST_FILE}", where=directory, fix="pass an export_onnx directory"
             )
         with open(manifest_path, encoding="utf-8") as handle:
             self.manifest = json.load(handle)

@@ -21,8 +21,7 @@ Outputs, as the model's SavedModel `serving_default` gives them:
 * tagging: `logits` [B, T, C], `probabilities`, `tag_ids` int32 [B, T], `tags` string [B, T] at
   every piece (the words' first pieces are the host's, as `WordPieceAligner` finds them).
 
-Any other Keras model is refused with a `UserError`: ONNX holds the four families' models and
-the encoder; a new family adds its head here.
+The kind of model is `albert_tf.export.model_kind`'s; a new kind adds its head here.
 """
 
 from __future__ import annotations
@@ -34,40 +33,15 @@ import numpy as np
 import onnx
 
 from albert_tf.errors import UserError
+from albert_tf.export.model_kind import model_kind
 from albert_tf.export.onnx.encoder_graph import encoder_graph
 from albert_tf.export.onnx.graph_builder import GraphBuilder
-from albert_tf.models.classifier import AlbertClassifier
 from albert_tf.models.dense_task_model import PADDED_OPTION_LOGIT
 from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
-from albert_tf.models.multiple_choice import AlbertMultipleChoice
-from albert_tf.models.pretrainer import AlbertPretrainer
-from albert_tf.models.span_qa import AlbertSpanQA
-from albert_tf.models.token_classifier import AlbertTokenClassifier
 
 # The SavedModel's `answer` signature default (`AnswerRules().max_answer_length`).
 MAX_ANSWER_LENGTH = 30
 _LETTERS = [chr(ord("A") + i) for i in range(26)]
-
-
-def model_kind(model: keras.Model) -> str:
-    """ "encoder", "classifier", "multiple_choice", "span_qa" or "tagging"; a `UserError` for
-    a model ONNX export does not know."""
-    kinds = (
-        ((AlbertEncoder, AlbertPretrainer), "encoder"),
-        (AlbertClassifier, "classifier"),
-        (AlbertMultipleChoice, "multiple_choice"),
-        (AlbertSpanQA, "span_qa"),
-        (AlbertTokenClassifier, "tagging"),
-    )
-    for classes, kind in kinds:
-        if isinstance(model, classes):
-            return kind
-    raise UserError(
-        f"a {type(model).__name__} has no ONNX form",
-        where="--source",
-        fix="export an ALBERT encoder or a classification, multiple-choice, span QA or tagging "
-        "model (other task models: add their head to albert_tf/export/onnx/task_graphs.py)",
-    )
 
 
 def _head(graph: GraphBuilder, x: str, model: keras.Model) -> str:

@@ -4,7 +4,7 @@
 (`multiple_choice_task.run_multiple_choice(config, output_dir, runtime)` does a whole run); the
 pieces are `examples` (reading and checking files), `choice_features.ChoiceFeatures` (the
 original RACE encoding in graph, for training and serving), `datasets`, `metrics`,
-`models.multiple_choice.AlbertMultipleChoice` and `serving.export_multiple_choice`.
+`models.multiple_choice.AlbertMultipleChoice` and `serving.multiple_choice_endpoints`.
 """
 
 from albert_tf.lazy_exports import lazy_exports
@@ -13,7 +13,6 @@ from albert_tf.lazy_exports import lazy_exports
 _HOMES = {
     "MultipleChoiceConfig": ".multiple_choice_config",
     "MultipleChoiceTask": ".multiple_choice_task",
-    "export_multiple_choice": ".serving",
     "run_multiple_choice": ".multiple_choice_task",
 }
 __all__ = sorted(_HOMES)

@@ -1,4 +1,4 @@
-"""`export_multiple_choice`: a fine-tuned multiple-choice model as a raw-text SavedModel.
+"""`multiple_choice_endpoints`: a fine-tuned multiple-choice model's raw-text SavedModel signatures.
 
 Signatures:
 
@@ -16,8 +16,12 @@ SentencePiece and normalization ops):
                                  question=tf.constant(["Tom has a _."]),
                                  options=tf.constant([["cat", "dog", ""]]))["answers"]
 
+The driver exports them (`export_task_model` with the family's `serving_signatures`).
+
 Illustration (not run):
-    export_multiple_choice("/tmp/race_export", model, features, runtime=Runtime.plain())
+    export_task_model("/tmp/race_export", model,
+                      lambda predict: multiple_choice_endpoints(predict, features),
+                      [built_choice_features(features)], runtime=Runtime.plain())
 """
 
 from __future__ import annotations
@@ -25,10 +29,8 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints
-from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
+from albert_tf.export.task_export import Predict, choice_outputs
 from albert_tf.finetune.multiple_choice.choice_features import ChoiceFeatures
-from albert_tf.models.multiple_choice import AlbertMultipleChoice
-from albert_tf.runtime.runtime import Runtime
 
 # A string per option (made in the traced graph: no TensorFlow op runs at import).
 _LETTERS = [chr(ord("A") + i) for i in range(26)]
@@ -66,23 +68,3 @@ def built_choice_features(features: ChoiceFeatures) -> ChoiceFeatures:
     texts = tf.constant([""])
     features([texts, texts, tf.constant([["a"]])])
     return features
-
-
-def export_multiple_choice(
-    export_dir: str,
-    model: AlbertMultipleChoice,
-    features: ChoiceFeatures,
-    overwrite: bool = False,
-    *,
-    runtime: Runtime,
-) -> str:
-    """Saves the SavedModel (written under a temporary name, renamed when complete) in
-    `runtime`'s serving forms (`export_task_model`)."""
-    return export_task_model(
-        export_dir,
-        model,
-        lambda predict: multiple_choice_endpoints(predict, features),
-        [built_choice_features(features)],
-        overwrite,
-        runtime=runtime,
-    )

@@ -4,7 +4,8 @@
 (`span_qa_task.run_span_qa(config, output_dir, runtime)` does a whole run); the pieces are
 `examples` (reading SQuAD JSON), `features` (windows with original-character offsets),
 `decoding` (n-best legal spans, v2 nulls), `scoring` (the official SQuAD EM/F1), `baseline`,
-`models.span_qa.AlbertSpanQA` and `serving.export_span_qa` (`answer(question, context)`).
+`models.span_qa.AlbertSpanQA` and `serving.span_qa_endpoints`
+(`answer(question, context)`).
 """
 
 from albert_tf.lazy_exports import lazy_exports
@@ -13,7 +14,6 @@ from albert_tf.lazy_exports import lazy_exports
 _HOMES = {
     "SpanQaConfig": ".span_qa_config",
     "SpanQaTask": ".span_qa_task",
-    "export_span_qa": ".serving",
     "run_span_qa": ".span_qa_task",
 }
 __all__ = sorted(_HOMES)

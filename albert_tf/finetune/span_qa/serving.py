@@ -1,4 +1,4 @@
-"""`export_span_qa`: a fine-tuned span QA model as a SavedModel that answers from raw text.
+"""`span_qa_endpoints`: a fine-tuned span QA model's SavedModel signature, answering from raw text.
 
 Signature `answer(question, context)`: `tf.string` [B] each ->
     `answer` string [B]   the exact substring of the original context ("" = no answer, v2)
@@ -18,8 +18,13 @@ Loading needs `tensorflow` and `tensorflow_text` only:
     qa = tf.saved_model.load(export_dir)
     qa.signatures["answer"](question=tf.constant(["Who?"]), context=tf.constant(["Ann ran."]))
 
+The driver exports it (`export_task_model` with the family's `serving_signatures`).
+
 Illustration (not run):
-    export_span_qa("/tmp/squad_export", model, featurizer, runtime=Runtime.plain())
+    layer = serving_tokenizer(featurizer)
+    export_task_model("/tmp/squad_export", model,
+                      lambda predict: span_qa_endpoints(predict, layer, featurizer, AnswerRules()),
+                      [layer], runtime=Runtime.plain())
 """
 
 from __future__ import annotations
@@ -27,11 +32,9 @@ from __future__ import annotations
 import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints
-from albert_tf.export.task_export import Predict, export_task_model
+from albert_tf.export.task_export import Predict
 from albert_tf.finetune.span_qa.decoding import AnswerRules
 from albert_tf.finetune.span_qa.features import SquadFeaturizer
-from albert_tf.models.span_qa import AlbertSpanQA
-from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.piece_offsets import encode_with_offsets_tf
 from albert_tf.tokenization.ragged_rows import value_row_ids
@@ -165,33 +168,3 @@ def serving_tokenizer(featurizer: SquadFeaturizer) -> AlbertTextTokenizer:
     )
     layer(tf.constant([""]))  # Export needs built layers.
     return layer
-
-
-def export_span_qa(
-    export_dir: str,
-    model: AlbertSpanQA,
-    featurizer: SquadFeaturizer,
-    rules: AnswerRules = AnswerRules(),
-    overwrite: bool = False,
-    *,
-    runtime: Runtime,
-) -> str:
-    """Saves the SavedModel (written to a temporary directory, renamed when complete).
-
-    Args:
-        export_dir: directory to create.
-        model: the fine-tuned `AlbertSpanQA`.
-        featurizer: the run's `SquadFeaturizer` (tokenizer, lengths, stride).
-        rules: answer length and v2's null answers, as `decoding.decode` applies them.
-        overwrite: replace an existing `export_dir` once the new one is complete.
-        runtime: the serving forms (`export_task_model`; `Runtime.plain()` is the reference).
-    """
-    layer = serving_tokenizer(featurizer)
-    return export_task_model(
-        export_dir,
-        model,
-        lambda predict: span_qa_endpoints(predict, layer, featurizer, rules),
-        [layer],
-        overwrite,
-        runtime=runtime,
-    )

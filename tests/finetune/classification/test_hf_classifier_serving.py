@@ -117,13 +117,12 @@ def test_converted_classifier_is_a_source_of_every_export(
 ):
     """Converted, the HF classifier is a finished run (task.json with HF's labels, spm.model):
     the SavedModel, LiteRT, TF Hub and ONNX exports read it as they read a run."""
-    from albert_tf.export.litert import classifier_outputs
-    from albert_tf.export.litert_export import litert_source
-    from albert_tf.export.onnx.onnx_export import export_onnx
+    from albert_tf.export.export_source import load_export_source
+    from albert_tf.export.litert.converter import classifier_outputs
+    from albert_tf.export.litert.export import litert_outputs
+    from albert_tf.export.onnx.export import export_onnx
     from albert_tf.export.onnx.runner import OnnxModel
-    from albert_tf.export.tfhub import load_tfhub_source
     from albert_tf.finetune.driver import export_finished_run
-    from albert_tf.finetune.export_sources import load_export_source
 
     torch_model, hf_tokenizer, _ = hf_classifier_dir
     task = json.load(open(os.path.join(converted_dir, "task.json")))
@@ -147,8 +146,7 @@ def test_converted_classifier_is_a_source_of_every_export(
     onnx_outputs = OnnxModel(onnx_dir).run_texts(TEXTS_A)
     np.testing.assert_allclose(onnx_outputs["logits"], expected, atol=1e-4)
     assert list(onnx_outputs["labels"]) == [LABELS[i] for i in expected.argmax(-1)]
-    # LiteRT and TF Hub take it as they take a run.
-    litert = litert_source(source)  # What export-litert converts (tests/export/test_litert.py).
-    assert litert.labels == list(LABELS) and litert.outputs is classifier_outputs
-    hub_source = load_tfhub_source(converted_dir)
-    assert hub_source.spm_model_file == source.spm_model_file and hub_source.do_lower_case
+    # LiteRT and TF Hub take the same source, as they take a run's (tests/export/litert/,
+    # tests/export/tfhub/): the classifier's outputs, its labels, tokenizer and casing.
+    assert source.labels == list(LABELS) and litert_outputs(source) is classifier_outputs
+    assert source.do_lower_case

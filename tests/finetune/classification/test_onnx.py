@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf.export.export_source import task_model_source
-from albert_tf.export.onnx.onnx_export import export_onnx
+from albert_tf.export.export_source import load_export_source
+from albert_tf.export.onnx.export import export_onnx
 from albert_tf.export.onnx.runner import OnnxModel, _output_name, openvino_compiled
 from albert_tf.finetune.classification.classification_config import ClassificationConfig
 from tests.conftest import SHARED_DATA
@@ -54,7 +54,9 @@ def sst2_run(tmp_path_factory, tiny_run_settings):
 @pytest.fixture(scope="module")
 def onnx_dir(finetuned_run, tmp_path_factory) -> str:
     output_dir, _ = finetuned_run
-    return export_onnx(str(tmp_path_factory.mktemp("onnx") / "sst2"), task_model_source(output_dir))
+    return export_onnx(
+        str(tmp_path_factory.mktemp("onnx") / "sst2"), load_export_source(output_dir)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +105,7 @@ def test_openvino_reads_the_saved_model(finetuned_run, served, onnx_dir):
 @pytest.mark.slow  # Over 5 s: fine-tunes on SST-2; 872 sentences through both models.
 def test_int8_keeps_the_labels_on_sst2_dev(sst2_run, tmp_path):
     output_dir, results = sst2_run
-    onnx_dir = export_onnx(str(tmp_path / "onnx"), task_model_source(output_dir), ["int8"])
+    onnx_dir = export_onnx(str(tmp_path / "onnx"), load_export_source(output_dir), ["int8"])
     rows = sst2_rows("dev.tsv")
     texts, gold = [row["sentence"] for row in rows], np.array([int(r["label"]) for r in rows])
     served = tf.saved_model.load(results["saved_model"])

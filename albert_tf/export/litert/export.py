@@ -1,45 +1,34 @@
 """`export_litert`: a directory of LiteRT models (inputs x quantizations x batch sizes) + manifest.
 
-What is exported (a `LiteRtSource`):
-
-* `finetuned_run_source`: the task model of a fine-tuning output directory (`model.keras`,
-  `task.json`, `spm.model`, written by `albert-tf classify` and the other task
-  families, or by `albert-tf convert --to=albert_tf` from a task model). An
-  `AlbertClassifier` gets `logits`, `probabilities`, `label_ids`; any other task model gets
-  its own outputs (a dict as it is, a tensor as `logits`), so new families export unchanged
-  once their model class is imported (registered with Keras);
-* `encoder_source`: an encoder (`albert-tf export-litert` loads anything fine-tuning starts
-  from: a bundle, an `encoder.keras`, a pretraining workdir, a converted checkpoint), with
-  `pooled_output` and `sequence_output`.
+What is exported is an `ExportSource` (`load_export_source` reads it from a fine-tuning output
+directory, a converted task model, an encoder bundle or export directory, a `.keras` file or a
+pretraining workdir). Its kind (`albert_tf.export.model_kind`) chooses the outputs: an encoder
+(or a pretrainer's encoder) gets `pooled_output` and `sequence_output`; a classifier `logits`,
+`probabilities`, `label_ids` (a regression: `logits`); any other task model its own outputs (a
+dict as it is, a tensor as `logits`).
 
 The output directory:
 
     <kind>_<ids|text>_<float32|float16|int8>_b<batch>.tflite   one per variant
-    litert.json   seq_length, do_lower_case, labels, is_pair, the normalization pre-step and,
-                  per file, its inputs, outputs, quantization, batch size, bytes and ops
+    litert.json   kind, seq_length, do_lower_case, labels, is_pair, the normalization pre-step
+                  and, per file, its inputs, outputs, quantization, batch size, bytes and ops
 
 Illustration (not run):
-    export_litert("/tmp/sst2_litert", "/tmp/sst2_run", seq_length=128)  # '/tmp/sst2_litert'
+    export_litert("/tmp/sst2_litert", load_export_source("/tmp/sst2_run"), seq_length=128)
+    '/tmp/sst2_litert'
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
 from collections.abc import Sequence
 
-import keras
-
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.errors import UserError
-from albert_tf.export.export_source import (
-    ExportSource,
-    encoder_export_source,
-    task_model_source,
-)
-from albert_tf.export.litert import (
+from albert_tf.export.export_source import ExportSource
+from albert_tf.export.litert.converter import (
     QUANTIZATIONS,
     Outputs,
     classifier_outputs,
@@ -48,8 +37,9 @@ from albert_tf.export.litert import (
     ids_model,
     text_model,
 )
-from albert_tf.export.litert_runner import LiteRtModel
-from albert_tf.file_names import LITERT_MANIFEST_FILE as MANIFEST_FILE
+from albert_tf.export.litert.runner import LiteRtModel
+from albert_tf.export.model_kind import ENCODER
+from albert_tf.file_names import LITERT_MANIFEST_FILE, litert_model_file
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.model_proto import load_albert_model_proto
 
@@ -62,52 +52,19 @@ NORMALIZATION_PRE_STEP = (
 )
 
 
-@dataclasses.dataclass
-class LiteRtSource:
-    """A model to export and what its text inputs need."""
-
-    model: keras.Model
-    kind: str  # "encoder", "classifier", or the task model's class name.
-    spm_model_file: str | None
-    do_lower_case: bool
-    outputs: Outputs
-    seq_length: int | None = None  # The fine-tuning length, when known.
-    labels: list[str] | None = None
-    is_pair: bool = False
-
-
-def finetuned_run_source(output_dir: str, spm_model_file: str | None = None) -> LiteRtSource:
-    """The task model of a finished fine-tuning run or a converted task model
-    (`albert_tf.export.export_source`)."""
-    return litert_source(task_model_source(output_dir, spm_model_file))
-
-
-def litert_source(source: ExportSource) -> LiteRtSource:
-    """What LiteRT needs of an `ExportSource`: a classifier's outputs, or the model's own."""
-    is_classifier = source.kind == "classifier" and not source.is_regression
-    outputs = encoder_outputs if source.kind == "encoder" else default_outputs
-    return LiteRtSource(
-        model=source.model,
-        kind=source.kind,
-        spm_model_file=source.spm_model_file,
-        do_lower_case=source.do_lower_case,
-        outputs=classifier_outputs if is_classifier else outputs,
-        seq_length=source.seq_length,
-        labels=source.labels,
-        is_pair=source.is_pair,
-    )
-
-
-def encoder_source(
-    encoder: keras.Model, spm_model_file: str | None, do_lower_case: bool | None
-) -> LiteRtSource:
-    """An encoder, with `pooled_output` and `sequence_output` (casing default: lowercase)."""
-    return litert_source(encoder_export_source(encoder, spm_model_file, do_lower_case))
+def litert_outputs(source: ExportSource) -> Outputs:
+    """The LiteRT outputs of `source`'s kind: the encoder's, a classifier's (not a
+    regression's), or the model's own."""
+    if source.kind == ENCODER:
+        return encoder_outputs
+    if source.kind == "classifier" and not source.is_regression:
+        return classifier_outputs
+    return default_outputs
 
 
 def export_litert(
     output_dir: str,
-    source: LiteRtSource | str,
+    source: ExportSource,
     seq_length: int | None = None,
     batch_sizes: Sequence[int] = (1,),
     quantizations: Sequence[str] = QUANTIZATIONS,
@@ -118,7 +75,7 @@ def export_litert(
 
     Args:
         output_dir: directory to create.
-        source: a `LiteRtSource`, or the path of a finished fine-tuning run.
+        source: the model and what came with it (`albert_tf.export.export_source`).
         seq_length: fixed sequence length (default: the fine-tuning length, else 128).
         batch_sizes: fixed batch sizes to export (1 for phones; more for throughput).
         quantizations: subset of `QUANTIZATIONS`.
@@ -127,8 +84,6 @@ def export_litert(
     """
     output_dir = os.path.abspath(os.fspath(output_dir))
     refuse_existing(output_dir, overwrite)
-    if isinstance(source, str):
-        source = finetuned_run_source(source)
     seq_length = seq_length or source.seq_length or 128
     _check_choices(inputs, INPUT_KINDS, "--inputs")
     _check_choices(quantizations, QUANTIZATIONS, "--quantizations")
@@ -153,7 +108,7 @@ def export_litert(
         for input_kind in inputs:
             for quantization in quantizations:
                 for batch_size in batch_sizes:
-                    name = f"{source.kind}_{input_kind}_{quantization}_b{batch_size}.tflite"
+                    name = litert_model_file(source.kind, input_kind, quantization, batch_size)
                     flatbuffer = _convert(source, input_kind, seq_length, batch_size, quantization)
                     with open(os.path.join(temp_dir, name), "wb") as handle:
                         handle.write(flatbuffer)
@@ -161,23 +116,25 @@ def export_litert(
                         _describe(name, flatbuffer, input_kind, quantization, batch_size)
                     )
                     logging.info("Wrote %s (%d bytes).", name, len(flatbuffer))
-        with open(os.path.join(temp_dir, MANIFEST_FILE), "w", encoding="utf-8") as handle:
+        with open(os.path.join(temp_dir, LITERT_MANIFEST_FILE), "w", encoding="utf-8") as handle:
             json.dump(manifest, handle, indent=2)
     return output_dir
 
 
 def _convert(
-    source: LiteRtSource, input_kind: str, seq_length: int, batch_size: int, quantization: str
+    source: ExportSource, input_kind: str, seq_length: int, batch_size: int, quantization: str
 ) -> bytes:
+    model = source.encoder if source.kind == ENCODER else source.model
+    outputs = litert_outputs(source)
     if input_kind == "ids":
-        return ids_model(source.model, seq_length, batch_size, quantization, source.outputs)
+        return ids_model(model, seq_length, batch_size, quantization, outputs)
     return text_model(
-        source.model,
+        model,
         source.spm_model_file,
         seq_length,
         batch_size,
         quantization,
-        source.outputs,
+        outputs,
         is_pair=source.is_pair,
     )
 

@@ -1,16 +1,16 @@
-"""LiteRT (TFLite) export of ALBERT models for on-device use: ids in or text in, quantized.
+"""Keras model -> LiteRT (TFLite) flatbuffer, ids in or text in, quantized.
 
 Any Keras model that takes the encoder's input dict (`input_word_ids`, `input_mask`,
-`input_type_ids`, int32 `[batch, seq]`) exports through `export_ids_model` or
-`export_text_model`; `outputs` maps the model's output to the named float tensors of the
-LiteRT signature. This is the extension point for task families: the encoder
-(`encoder_outputs`), the classifier (`classifier_outputs`) and e.g. a span-QA model with
-`outputs=lambda out: {"start_logits": out[0], "end_logits": out[1]}`.
+`input_type_ids`, int32 `[batch, seq]`) converts through `ids_model` or `text_model`; `outputs`
+maps the model's output to the named float tensors of the LiteRT signature: the encoder's
+(`encoder_outputs`), the classifier's (`classifier_outputs`), or a task model's own
+(`default_outputs`: a dict as it is, a tensor as `logits`). `export_litert` (export.py) picks one
+per model kind.
 
 * ids in: signature `serving_default(input_word_ids, input_mask, input_type_ids)`, builtin ops
   only (runs on any LiteRT runtime).
 * text in: `serving_default(text)` (or `(text, text_b)` for pairs), `tf.string [batch]` already
-  normalized by `normalize_text` (the pre-step; see litert_text.py); SentencePiece and packing
+  normalized by `normalize_text` (the pre-step; see text.py); SentencePiece and packing
   run inside, through builtin ops and tensorflow-text's `TFText>FastSentencepieceTokenize`.
   The packed `input_word_ids`, `input_mask`, `input_type_ids` are outputs too.
 
@@ -19,14 +19,13 @@ throughput). Quantization (`QUANTIZATIONS`): `float32`; `float16` weights (dequa
 `int8` dynamic-range (int8 weights, float activations, int8 matmuls with per-batch quantized
 inputs). Conversion goes Keras -> SavedModel (`export_endpoints`, temporary) ->
 `tf.lite.TFLiteConverter.from_saved_model`, which freezes the weights (converting a concrete
-function directly keeps Keras 3 variables as uninitialized resource variables). Every export is
-checked for Flex / unknown custom ops (`litert_ops.check_ops`).
+function directly keeps Keras 3 variables as uninitialized resource variables). Every
+flatbuffer is checked for Flex / unknown custom ops (`ops.check_ops`).
 
 Illustration (not run):
-    export_ids_model("/tmp/encoder.tflite", encoder, seq_length=128)
-    export_text_model("/tmp/sst2_text_int8.tflite", classifier,
-                      "spm.model", seq_length=128, quantization="int8",
-                      outputs=classifier_outputs)
+    write_model("/tmp/encoder.tflite", ids_model(encoder, seq_length=128))
+    text_model(classifier, "spm.model", seq_length=128, quantization="int8",
+               outputs=classifier_outputs)
 """
 
 from __future__ import annotations
@@ -41,8 +40,8 @@ import tensorflow as tf
 from albert_tf.atomic_files import atomic_output_file, refuse_existing
 from albert_tf.errors import UserError
 from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.litert_ops import TFTEXT_CUSTOM_OPS, check_ops
-from albert_tf.export.litert_text import tokenize_dense
+from albert_tf.export.litert.ops import TFTEXT_CUSTOM_OPS, check_ops
+from albert_tf.export.litert.text import tokenize_dense
 from albert_tf.models.encoder import INPUT_NAMES
 from albert_tf.tokenization.model_proto import CLS_ID, SEP_ID
 from albert_tf.tokenization.text_packing import pack_pieces
@@ -188,8 +187,8 @@ def text_model(
 ) -> bytes:
     """A LiteRT model `text` (and `text_b`) `tf.string [B]`, normalized -> outputs.
 
-    The texts must be `normalize_text(text, do_lower_case)`-ed by the caller (see litert_text.py
-    for why); `LiteRtModel.run_texts` does it.
+    The texts must be `normalize_text(text, do_lower_case)`-ed by the caller (see text.py for
+    why); `LiteRtModel.run_texts` does it.
     """
     import tensorflow_text as tf_text
 

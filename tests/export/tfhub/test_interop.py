@@ -12,7 +12,8 @@ import torch
 import transformers
 
 from albert_tf.convert.convert import convert_checkpoint, load_model
-from albert_tf.export.tfhub import TfHubSource, export_tfhub
+from albert_tf.export.export_source import ExportSource
+from albert_tf.export.tfhub.export import export_tfhub
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT, TINY_VOCAB_SIZE
@@ -70,7 +71,7 @@ def test_export_of_a_converted_checkpoint_gives_its_outputs(
     if fmt == "hf":
         _export_with_the_script(fmt, hf_dir, tiny_model_file, export_dir)
     else:
-        export_tfhub(export_dir, TfHubSource(load_model("tf1", tf1_dir)), tiny_model_file)
+        export_tfhub(export_dir, ExportSource(load_model("tf1", tf1_dir), tiny_model_file))
     encoder = tf.saved_model.load(os.path.join(export_dir, "encoder"))
     batch = padded_batch()
     expected = torch_outputs(torch_model, batch)

@@ -13,7 +13,8 @@ import tensorflow_text  # noqa: F401  (registers the SentencePiece ops of the Sa
 from tensorflow.core.protobuf import saved_model_pb2
 
 from albert_tf.config import AlbertConfig
-from albert_tf.export.tfhub import export_tfhub
+from albert_tf.export.export_source import ExportSource
+from albert_tf.export.tfhub.export import export_tfhub
 from albert_tf.export.warmup import WARMUP_FILE
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from albert_tf.models.chains import PLAIN, chain_layers, use_chains
@@ -24,8 +25,9 @@ from tests.conftest import TINY_ALBERT, TINY_VOCAB_SIZE
 from tests.hostile_text import HOSTILE_BATCHES, LONG, hostile_batch
 from tests.warmup_replay import assert_replayed
 
-# Every test here needs the module's export (`hub_dir`): ~15 s on 2 cores. The sources and
-# errors of export_tfhub, which need no export, are in test_tfhub_sources.py.
+# Every test here needs the module's export (`hub_dir`): ~15 s on 2 cores. The errors of
+# export_tfhub, which need no export, are in test_encoder.py; its sources in
+# tests/export/test_export_source.py.
 pytestmark = pytest.mark.slow
 SEQ_LENGTH = 24
 TOLERANCE = 1e-5
@@ -59,7 +61,8 @@ def hub_export(tmp_path_factory, hub_pretrainer, tiny_model_file) -> tuple[pathl
     export_dir = tmp_path_factory.mktemp("tfhub") / "albert"
     use_chains(hub_pretrainer, FUSED_CHAINS)
     try:
-        export_tfhub(str(export_dir), hub_pretrainer, tiny_model_file, seq_length=SEQ_LENGTH)
+        source = ExportSource(hub_pretrainer, tiny_model_file)
+        export_tfhub(str(export_dir), source, seq_length=SEQ_LENGTH)
         kept = {layer.chains for layer in chain_layers(hub_pretrainer)}
     finally:
         use_chains(hub_pretrainer, PLAIN)

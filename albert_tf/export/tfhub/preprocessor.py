@@ -1,7 +1,7 @@
 """`export_tfhub_preprocessor`: ALBERT's text preprocessing as a TF Hub / Kaggle SavedModel.
 
 Implements the preprocessor of TF Hub's "Common SavedModel APIs for text" (text embeddings
-with Transformer encoders), the companion of the encoder of tfhub_encoder.py:
+with Transformer encoders), the companion of the encoder of encoder.py:
 
 * `preprocessor(sentences)`: string `[batch]` -> the encoder inputs `input_word_ids`,
   `input_mask`, `input_type_ids`, int32 `[batch, seq_length]` at the export's `seq_length`

@@ -17,7 +17,7 @@ The SavedModel featurizer (`AlbertTextFeatures`) cannot be converted as it is: i
   those dense tensors with gather/where/cumsum/scatter, so they convert to builtin ops.
 
 `pre-step + model` gives the ids of `AlbertTokenizer` + `pack_segments_reference`
-(tests/export/test_litert.py).
+(tests/export/litert/test_converter.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""LiteRT export: every variant runs in ai-edge-litert, float32 == Keras, text-in ids ==
+"""LiteRT conversion: every variant runs in ai-edge-litert, float32 == Keras, text-in ids ==
 AlbertTokenizer, the op check names Flex ops."""
 
 import numpy as np
@@ -9,7 +9,7 @@ pytest.importorskip("ai_edge_litert")
 
 from albert_tf.config import AlbertConfig  # noqa: E402
 from albert_tf.errors import UserError  # noqa: E402
-from albert_tf.export.litert import (  # noqa: E402
+from albert_tf.export.litert.converter import (  # noqa: E402
     classifier_outputs,
     convert,
     encoder_outputs,
@@ -17,31 +17,15 @@ from albert_tf.export.litert import (  # noqa: E402
     text_model,
     write_model,
 )
-from albert_tf.export.litert_ops import check_ops, model_ops, unsupported_ops  # noqa: E402
-from albert_tf.export.litert_runner import LiteRtModel  # noqa: E402
+from albert_tf.export.litert.ops import check_ops, model_ops, unsupported_ops  # noqa: E402
+from albert_tf.export.litert.runner import LiteRtModel  # noqa: E402
 from albert_tf.models import AlbertEncoder  # noqa: E402
 from albert_tf.models.classifier import AlbertClassifier  # noqa: E402
 from albert_tf.tokenization import AlbertTokenizer  # noqa: E402
 from albert_tf.tokenization.text_packing import pack_segments_reference  # noqa: E402
 from tests.conftest import SAMPLE_TEXT, TINY_ALBERT  # noqa: E402
+from tests.export.litert.conftest import FEATURES, SEQ_LENGTH, keras_outputs  # noqa: E402
 from tests.tokenization.conftest import HARD_STRINGS  # noqa: E402
-
-SEQ_LENGTH = 24
-FEATURES = ("input_word_ids", "input_mask", "input_type_ids")
-
-
-@pytest.fixture(scope="module")
-def lt_encoder() -> AlbertEncoder:
-    tf.keras.utils.set_random_seed(0)
-    return AlbertEncoder(AlbertConfig(**TINY_ALBERT))
-
-
-@pytest.fixture(scope="module")
-def lt_classifier(lt_encoder) -> AlbertClassifier:
-    model = AlbertClassifier(lt_encoder, num_outputs=3)
-    # A non-zero head bias, so that a model that dropped it would fail the comparison.
-    model.head.bias.assign([0.5, -0.25, 0.1])
-    return model
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +48,8 @@ def _random_features(batch: int, seed: int = 0) -> dict[str, np.ndarray]:
     return {"input_word_ids": ids.astype(np.int32), "input_mask": mask, "input_type_ids": types}
 
 
-def _keras(model, features, outputs) -> dict[str, np.ndarray]:
-    tensors = {name: tf.constant(value) for name, value in features.items()}
-    return {k: np.asarray(v) for k, v in outputs(model(tensors, training=False)).items()}
-
-
 @pytest.mark.parametrize("batch_size", [1, 3])
-def test_ids_encoder_float32_equals_keras(lt_encoder, batch_size, tmp_path):
+def test_ids_encoder_float32_equalskeras_outputs(lt_encoder, batch_size, tmp_path):
     flatbuffer = ids_model(lt_encoder, SEQ_LENGTH, batch_size, outputs=encoder_outputs)
     path = write_model(str(tmp_path / "encoder.tflite"), flatbuffer)
     model = LiteRtModel(path)
@@ -78,7 +57,7 @@ def test_ids_encoder_float32_equals_keras(lt_encoder, batch_size, tmp_path):
     assert not unsupported_ops(model.ops, allowed_custom_ops=frozenset())  # Builtin only.
     features = _random_features(5)
     got = model.run(**features)  # 5 rows through the fixed batch (last batch padded).
-    want = _keras(lt_encoder, features, encoder_outputs)
+    want = keras_outputs(lt_encoder, features, encoder_outputs)
     assert got["sequence_output"].shape == (5, SEQ_LENGTH, TINY_ALBERT["hidden_size"])
     for name in ("pooled_output", "sequence_output"):
         np.testing.assert_allclose(got[name], want[name], atol=1e-4, rtol=0)
@@ -86,13 +65,13 @@ def test_ids_encoder_float32_equals_keras(lt_encoder, batch_size, tmp_path):
 
 @pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 @pytest.mark.parametrize(("quantization", "atol"), [("float16", 1e-2), ("int8", 0.15)])
-def test_quantized_classifier_runs_close_to_keras(lt_classifier, quantization, atol):
+def test_quantized_classifier_runs_close_tokeras_outputs(lt_classifier, quantization, atol):
     float32 = ids_model(lt_classifier, SEQ_LENGTH, 2, outputs=classifier_outputs)
     quantized = ids_model(lt_classifier, SEQ_LENGTH, 2, quantization, classifier_outputs)
     assert len(quantized) < 0.75 * len(float32)
     features = _random_features(4, seed=1)
     got = LiteRtModel(quantized).run(**features)
-    want = _keras(lt_classifier, features, classifier_outputs)
+    want = keras_outputs(lt_classifier, features, classifier_outputs)
     np.testing.assert_allclose(got["logits"], want["logits"], atol=atol, rtol=0)
     np.testing.assert_allclose(got["probabilities"].sum(-1), 1.0, atol=1e-5)
     np.testing.assert_array_equal(got["label_ids"], got["logits"].argmax(-1))
@@ -120,7 +99,7 @@ def test_text_in_ids_equal_albert_tokenizer(
         assert not mismatches, mismatches[:3]
     # Model outputs on those ids equal the Keras encoder's.
     sample = {name: got[name][-len(HARD_STRINGS) :] for name in FEATURES}
-    want_outputs = _keras(lt_encoder, sample, encoder_outputs)
+    want_outputs = keras_outputs(lt_encoder, sample, encoder_outputs)
     for name in ("pooled_output", "sequence_output"):
         np.testing.assert_allclose(
             got[name][-len(HARD_STRINGS) :], want_outputs[name], atol=1e-4, rtol=0
@@ -194,78 +173,9 @@ def test_bad_arguments(lt_encoder, tmp_path):
         write_model(str(path), b"y")
 
 
-def _fake_run_dir(directory, classifier, spm_file) -> str:
-    """A fine-tuning output directory as run_classifier leaves it (no training needed)."""
-    import json
-    import shutil
-
-    directory.mkdir()
-    classifier.save(str(directory / "model.keras"))
-    shutil.copyfile(spm_file, directory / "spm.model")
-    task = {
-        "task": "mnli",
-        "problem": "classification",
-        "labels": ["a", "b", "c"],
-        "max_seq_length": SEQ_LENGTH,
-        "do_lower_case": False,
-        "is_pair": True,
-    }
-    (directory / "task.json").write_text(json.dumps(task), encoding="utf-8")
-    return str(directory)
-
-
-@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
-def test_export_litert_from_a_run_dir(lt_classifier, tiny_model_file, tmp_path):
-    import json
-
-    from albert_tf.export.litert_export import export_litert
-
-    run_dir = _fake_run_dir(tmp_path / "run", lt_classifier, tiny_model_file)
-    out = export_litert(
-        str(tmp_path / "litert"), run_dir, batch_sizes=[1, 2], quantizations=["float32"]
-    )
-    manifest = json.loads((tmp_path / "litert" / "litert.json").read_text())
-    assert manifest["seq_length"] == SEQ_LENGTH and manifest["labels"] == ["a", "b", "c"]
-    files = sorted(entry["file"] for entry in manifest["models"])
-    assert files == [f"classifier_{i}_float32_b{b}.tflite" for i in ("ids", "text") for b in (1, 2)]
-    text = next(e for e in manifest["models"] if e["file"] == "classifier_text_float32_b2.tflite")
-    assert text["inputs"] == ["text", "text_b"] and "label_ids" in text["outputs"]
-    model = LiteRtModel(f"{out}/classifier_text_float32_b2.tflite")
-    texts_a, texts_b = ["A Man plays", "x", "Y"], ["a person PLAYS music", "", "z"]
-    got = model.run_texts(texts_a, texts_b)  # Cased, as litert.json says.
-    assert model.do_lower_case is False
-    cased = AlbertTokenizer(tiny_model_file, do_lower_case=False)
-    for i, (a, b) in enumerate(zip(texts_a, texts_b, strict=True)):
-        want = pack_segments_reference(cased.encode(a), cased.encode(b), SEQ_LENGTH, 2, 3)
-        assert got["input_word_ids"][i].tolist() == want["input_word_ids"]
-    features = {name: got[name] for name in FEATURES}
-    want = _keras(lt_classifier, features, classifier_outputs)
-    np.testing.assert_allclose(got["logits"], want["logits"], atol=1e-4, rtol=0)
-    with pytest.raises(FileExistsError):
-        export_litert(out, run_dir, quantizations=["float32"], inputs=["ids"])
-
-
-@pytest.mark.slow  # Over 5 s: a subprocess starting TensorFlow.
-def test_export_litert_script(lt_encoder, tiny_model_file, tmp_path):
-    from albert_tf.export.encoder_bundle import save_encoder_bundle
-    from tests import commands
-    from tests.commands import command_line
-
-    bundle = save_encoder_bundle(str(tmp_path / "bundle"), lt_encoder, tiny_model_file)
-    out = tmp_path / "litert"
-    args = command_line("export-litert", f"--source={bundle}", f"--output_dir={out}")
-    done = commands.run([*args, "--quantizations=int8", "--inputs=text", "--seq_length=16"])
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert sorted(p.name for p in out.iterdir()) == ["encoder_text_int8_b1.tflite", "litert.json"]
-    result = LiteRtModel(str(out / "encoder_text_int8_b1.tflite")).run_texts(["hello world"])
-    assert result["sequence_output"].shape == (1, 16, TINY_ALBERT["hidden_size"])
-    bad = commands.run([*args, "--overwrite", "--quantizations=int4"])
-    assert bad.returncode == 2 and "error: unknown or no values ['int4']" in bad.stderr
-
-
 @pytest.mark.slow  # Over 5 s: trains, exports or compiles a model.
 def test_mixed_precision_model_exports_in_float32(lt_classifier):
-    from albert_tf.export.litert import float32_model
+    from albert_tf.export.litert.converter import float32_model
 
     encoder = AlbertEncoder(AlbertConfig(**TINY_ALBERT), dtype="mixed_bfloat16")
     mixed = AlbertClassifier(encoder, num_outputs=3, dtype="mixed_bfloat16")
@@ -278,5 +188,5 @@ def test_mixed_precision_model_exports_in_float32(lt_classifier):
     features = _random_features(2, seed=2)
     got = model(**features)["logits"]
     np.testing.assert_allclose(
-        got, _keras(lt_classifier, features, classifier_outputs)["logits"], atol=1e-4, rtol=0
+        got, keras_outputs(lt_classifier, features, classifier_outputs)["logits"], atol=1e-4, rtol=0
     )

@@ -16,7 +16,7 @@ Both load in ONNX Runtime (checked after writing) and the float32 file in OpenVI
 tokenizer and packing (`onnx.json` says which; `albert_tf.export.onnx.runner` does it).
 
 Illustration (not run):
-    export_onnx("/tmp/sst2_onnx", task_model_source("/tmp/sst2_run"))  # '/tmp/sst2_onnx'
+    export_onnx("/tmp/sst2_onnx", load_export_source("/tmp/sst2_run"))  # '/tmp/sst2_onnx'
 """
 
 from __future__ import annotations
@@ -35,12 +35,11 @@ import onnx
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.errors import UserError
 from albert_tf.export.export_source import ExportSource
-from albert_tf.export.onnx.task_graphs import MAX_ANSWER_LENGTH, model_kind, onnx_model
-from albert_tf.file_names import SPM_FILE
+from albert_tf.export.onnx.task_graphs import MAX_ANSWER_LENGTH, onnx_model
+from albert_tf.file_names import ONNX_MANIFEST_FILE, SPM_FILE, onnx_model_file
 from albert_tf.output_lock import output_lock
 
 QUANTIZATIONS = ("float32", "int8")
-MANIFEST_FILE = "onnx.json"
 # What turns text into the ids each kind takes (the SavedModel does it inside its graph).
 PRE_STEPS = {
     "encoder": "albert_tf.tokenization.text_features.AlbertTextFeatures(spm, seq_length, "
@@ -144,17 +143,16 @@ def export_onnx(
         overwrite: replace an existing `output_dir` once the new one is complete.
 
     Raises:
-        UserError: a model ONNX export does not know, labels that do not fit, an unknown
-            quantization; nothing is written then.
+        UserError: labels that do not fit, an unknown quantization; nothing is written then.
     """
     output_dir = os.path.abspath(os.fspath(output_dir))
     refuse_existing(output_dir, overwrite)
     check_quantizations(quantizations)
-    kind = model_kind(source.model)  # Refuses what ONNX cannot hold, before any write.
+    kind = source.kind
     labels = None if source.is_regression else source.labels
     graph = onnx_model(source.model, labels, max_answer_length)
     onnx.checker.check_model(graph)
-    config = (getattr(source.model, "encoder", None) or source.model).config
+    config = source.encoder.config
     manifest = {
         "kind": kind,
         "seq_length": source.seq_length or min(128, config.max_position_embeddings),
@@ -169,12 +167,12 @@ def export_onnx(
     if kind == "span_qa":
         manifest["max_answer_length"] = max_answer_length
     with output_lock(output_dir), atomic_output_directory(output_dir, overwrite) as temp_dir:
-        float_path = os.path.join(temp_dir, f"{kind}_float32.onnx")
+        float_path = os.path.join(temp_dir, onnx_model_file(kind, "float32"))
         if "float32" in quantizations:
             onnx.save(graph, float_path)
             manifest["files"].append(_describe(float_path, "float32"))
         if "int8" in quantizations:
-            int8_path = os.path.join(temp_dir, f"{kind}_int8.onnx")
+            int8_path = os.path.join(temp_dir, onnx_model_file(kind, "int8"))
             with tempfile.TemporaryDirectory() as scratch:
                 unquantized = float_path if os.path.isfile(float_path) else None
                 if unquantized is None:
@@ -185,7 +183,7 @@ def export_onnx(
         if source.spm_model_file:
             shutil.copyfile(source.spm_model_file, os.path.join(temp_dir, SPM_FILE))
             manifest["spm_model_file"] = SPM_FILE
-        with open(os.path.join(temp_dir, MANIFEST_FILE), "w", encoding="utf-8") as handle:
+        with open(os.path.join(temp_dir, ONNX_MANIFEST_FILE), "w", encoding="utf-8") as handle:
             json.dump(manifest, handle, indent=2)
     logging.info("Exported %s (%s).", output_dir, ", ".join(quantizations))
     return output_dir

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from albert_tf.export.litert_ops import TFTEXT_CUSTOM_OPS, model_ops
+from albert_tf.export.litert.ops import TFTEXT_CUSTOM_OPS, model_ops
 from albert_tf.file_names import LITERT_MANIFEST_FILE
 from albert_tf.tokenization.normalize import normalize_text
 

@@ -5,7 +5,7 @@ Transformer encoders) and the Reusable SavedModel API, as the BERT and ALBERT en
 on TF Hub / Kaggle Models do, so that it drops into TensorFlow's "classify text with BERT"
 recipe (tf-keras, e.g. `TF_USE_LEGACY_KERAS=1`):
 
-    preprocess = hub.KerasLayer(preprocessor_dir)  # see tfhub_preprocessor.py
+    preprocess = hub.KerasLayer(preprocessor_dir)  # see preprocessor.py
     encoder = hub.KerasLayer(encoder_dir, trainable=True)
     pooled = encoder(preprocess(sentences))["pooled_output"]
 
