@@ -10,7 +10,10 @@ Unlike `ExportArchive`, nothing here traces a function before `tf.saved_model.sa
 are passed as `tf.function`s with an input signature, so that the save traces each once. A trace
 made earlier (`get_concrete_function`, or `ExportArchive`'s search for the variables a function
 uses) is made outside the save's context, which is part of `tf.function`'s cache key: the save
-would trace every function a second time, doubling the export's cost.
+would trace every function a second time, doubling the export's cost. Where a function must be
+traced before the save (one without an input signature, whose traces the save lists: the
+Reusable SavedModel's `__call__(inputs, training)`), `tracing_for_save` makes those traces in
+the save's context, where the save finds them.
 
 Example:
     >>> import keras, tempfile
@@ -28,10 +31,16 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 
 import keras
 import tensorflow as tf
+
+# Private (TensorFlow 2.21): the context `tf.saved_model.save` traces in, part of `tf.function`'s
+# cache key. Used by `tracing_for_save` only; tests/export/test_saved_state.py fails if a trace made
+# there is traced again by the save.
+from tensorflow.python.saved_model import save_context
 
 TrackableResource = tf.saved_model.experimental.TrackableResource
 
@@ -44,6 +53,16 @@ def trackable_resources(objects: Iterable) -> list[TrackableResource]:
             if isinstance(trackable, TrackableResource):
                 resources.setdefault(id(trackable), trackable)
     return list(resources.values())
+
+
+@contextlib.contextmanager
+def tracing_for_save() -> Iterator[tf.saved_model.SaveOptions]:
+    """Traces made inside are the ones `tf.saved_model.save(..., options=<the yielded options>)`
+    keeps, instead of tracing each function again in its own context (see the module docstring).
+    """
+    options = tf.saved_model.SaveOptions()
+    with save_context.save_context(options):
+        yield options
 
 
 def tensorflow_variable(weight) -> tf.Variable:

@@ -9,7 +9,7 @@ import numpy as np
 import tensorflow as tf
 
 from albert_tf.export.endpoints import export_endpoints
-from albert_tf.export.saved_state import saved_variables
+from albert_tf.export.saved_state import saved_root, saved_variables, tracing_for_save
 
 SPEC = tf.TensorSpec([None, 3], tf.float32)
 
@@ -48,6 +48,40 @@ def test_each_endpoint_is_traced_once_and_each_weight_stored_once(tmp_path):
     np.testing.assert_allclose(loaded.signatures["serving_default"](x=x)["y"], expected)
     np.testing.assert_allclose(loaded.forward(x)["y"], expected)
     assert len(loaded.trainable_variables) == 4
+
+
+def _polymorphic_root(traces: list) -> tf.Module:
+    """A root whose `call` has no input signature: its traces are made before the save."""
+    first, second = _dense_pair()
+    root = saved_root([first, second])
+
+    @tf.function
+    def call(x, training=False):
+        traces.append(training)
+        return second(first(x), training=training)
+
+    root.call = call
+    for training in (False, True):  # Named as the argument, as the save's lookup names it.
+        call.get_concrete_function(
+            tf.TensorSpec([None, 3], tf.float32, name="x"), training=training
+        )
+    return root
+
+
+def test_traces_made_for_the_save_are_kept_by_it(tmp_path):
+    # Fails loudly if TensorFlow's private save context no longer matches the save's own.
+    outside = []
+    tf.saved_model.save(_polymorphic_root(outside), str(tmp_path / "outside"))
+    assert outside == [False, True, False, True]  # What tracing_for_save avoids.
+
+    inside = []
+    with tracing_for_save() as options:
+        root = _polymorphic_root(inside)
+    tf.saved_model.save(root, str(tmp_path / "inside"), options=options)
+    assert inside == [False, True]
+    loaded = tf.saved_model.load(str(tmp_path / "inside"))
+    x = tf.ones([2, 3])
+    np.testing.assert_allclose(loaded.call(x, training=True), root.call(x, training=True))
 
 
 def test_a_tf1_session_restores_the_values_the_graph_reads(tmp_path):

@@ -61,7 +61,7 @@ import tensorflow as tf
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.disk_space import explain_disk_full, variables_bytes
 from albert_tf.errors import UserError
-from albert_tf.export.saved_state import SavedRoot
+from albert_tf.export.saved_state import SavedRoot, tracing_for_save
 from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.models.encoder import INPUT_NAMES, AlbertEncoder
 from albert_tf.models.masked_lm_head import AlbertMaskedLMHead
@@ -186,7 +186,11 @@ class TfHubEncoder(_Encoder):
         self.sp_model_file = tf.saved_model.Asset(os.path.abspath(spm_model_file))
         if head is not None:
             self.mlm = _MaskedLM(
-                self._keras, {**_INPUT_SPECS, _POSITIONS: tf.TensorSpec([None, None], tf.int32)}
+                self._keras,
+                {
+                    **_INPUT_SPECS,
+                    _POSITIONS: tf.TensorSpec([None, None], tf.int32, name=_POSITIONS),
+                },
             )
 
     @property
@@ -242,15 +246,16 @@ def export_tfhub_encoder(
 
 def _write(export_dir: str, model, spm_model_file: str, overwrite: bool) -> None:
     """The SavedModel, traced and written (see `export_tfhub_encoder`)."""
-    root = TfHubEncoder(model, spm_model_file)
+    with tracing_for_save() as options:  # The traces `__call__` keeps, made once.
+        root = TfHubEncoder(model, spm_model_file)
+        signatures = root.signatures()
     if not hasattr(root, "mlm"):
         logging.warning("Exporting an encoder without the masked-LM head: no `mlm`.")
-    signatures = root.signatures()
     tokenizer = AlbertTokenizer(spm_model_file).text_tokenizer_layer
     needed = lambda: variables_bytes(root.variables)  # noqa: E731
     with (
         explain_disk_full(export_dir, needed),
         atomic_output_directory(export_dir, overwrite) as temp_dir,
     ):
-        tf.saved_model.save(root, temp_dir, signatures=signatures)
+        tf.saved_model.save(root, temp_dir, signatures=signatures, options=options)
         write_warmup_requests(temp_dir, [tokenizer, root.keras_encoder])

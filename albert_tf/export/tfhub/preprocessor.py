@@ -43,7 +43,7 @@ import tensorflow_text as tf_text
 
 from albert_tf.atomic_files import atomic_output_directory, refuse_existing
 from albert_tf.errors import UserError
-from albert_tf.export.saved_state import trackable_resources
+from albert_tf.export.saved_state import tracing_for_save, trackable_resources
 from albert_tf.export.warmup import write_warmup_requests
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.model_proto import CLS_ID, MASK_ID, PAD_ID, SEP_ID
@@ -100,7 +100,9 @@ class _BertPackInputs(tf.Module):
 
         spec = tf.RaggedTensorSpec([None, None], tf.int32, ragged_rank=1)
         for num_segments in (1, 2):
-            call.get_concrete_function([spec] * num_segments, tf.TensorSpec([], tf.int32))
+            call.get_concrete_function(
+                [spec] * num_segments, tf.TensorSpec([], tf.int32, name="seq_length")
+            )
         self.__call__ = call
 
 
@@ -191,9 +193,10 @@ def export_tfhub_preprocessor(
     export_dir = os.path.abspath(os.fspath(export_dir))
     with output_lock(export_dir):
         refuse_existing(export_dir, overwrite)
-        root = TfHubPreprocessor(spm_model_file, seq_length, max_seq_length, do_lower_case)
+        with tracing_for_save() as options:  # `bert_pack_inputs`' two traces, made once.
+            root = TfHubPreprocessor(spm_model_file, seq_length, max_seq_length, do_lower_case)
         signatures = {"serving_default": root.__call__}  # Traced once, by the save.
         with atomic_output_directory(export_dir, overwrite) as temp_dir:
-            tf.saved_model.save(root, temp_dir, signatures=signatures)
+            tf.saved_model.save(root, temp_dir, signatures=signatures, options=options)
             write_warmup_requests(temp_dir)
     return export_dir

@@ -14,6 +14,7 @@ from tensorflow.core.protobuf import saved_model_pb2
 
 from albert_tf.config import AlbertConfig
 from albert_tf.export.export_source import ExportSource
+from albert_tf.export.tfhub import encoder as hub_encoder
 from albert_tf.export.tfhub.export import export_tfhub
 from albert_tf.export.warmup import WARMUP_FILE
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
@@ -55,18 +56,27 @@ def hub_pretrainer() -> AlbertPretrainer:
 
 
 @pytest.fixture(scope="module")
-def hub_export(tmp_path_factory, hub_pretrainer, tiny_model_file) -> tuple[pathlib.Path, set]:
-    """(export dir, the model's chains after the export) of a model holding the fused kernels'
-    chains, as training on a CPU leaves it; the model then gets the plain ones back."""
+def hub_export(tmp_path_factory, hub_pretrainer, tiny_model_file) -> tuple[pathlib.Path, set, list]:
+    """(export dir, the model's chains after the export, the encoder SavedModel's root) of a
+    model holding the fused kernels' chains, as training on a CPU leaves it; the model then gets
+    the plain ones back."""
     export_dir = tmp_path_factory.mktemp("tfhub") / "albert"
+    roots = []
+
+    class RecordedRoot(hub_encoder.TfHubEncoder):
+        def __init__(self, *args):
+            super().__init__(*args)
+            roots.append(self)
+
     use_chains(hub_pretrainer, FUSED_CHAINS)
     try:
-        source = ExportSource(hub_pretrainer, tiny_model_file)
-        export_tfhub(str(export_dir), source, seq_length=SEQ_LENGTH)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(hub_encoder, "TfHubEncoder", RecordedRoot)
+            export_tfhub(str(export_dir), ExportSource(hub_pretrainer, tiny_model_file), SEQ_LENGTH)
         kept = {layer.chains for layer in chain_layers(hub_pretrainer)}
     finally:
         use_chains(hub_pretrainer, PLAIN)
-    return export_dir, kept
+    return export_dir, kept, roots
 
 
 @pytest.fixture(scope="module")
@@ -290,8 +300,15 @@ def _compiled_functions(saved_model_dir: str) -> list[str]:
     return [f.signature.name for f in library.function if f.attr["_XlaMustCompile"].b]
 
 
+def test_the_save_keeps_the_traces_made_for_it(hub_export):
+    """`__call__(inputs, training)` traced once per `training`, not again by the save."""
+    (root,) = hub_export[2]
+    assert root.__call__.experimental_get_tracing_count() == 2
+    assert root.mlm.__call__.experimental_get_tracing_count() == 2
+
+
 def test_encoder_is_traced_on_the_plain_chains(hub_export):
     """A model trained with the fused kernels exports the plain graph, and keeps its chains."""
-    hub_dir, kept = hub_export
+    hub_dir, kept, _ = hub_export
     assert kept == {FUSED_CHAINS}
     assert _compiled_functions(str(hub_dir / "encoder")) == []
