@@ -40,7 +40,7 @@ def span_windows(
     max_query_length: int,
 ) -> SpanWindows:
     """The SavedModel's windows (`span_qa.serving.windows_tf`) of `questions` x `contexts`."""
-    import tensorflow as tf
+    import tensorflow as tf  # Only the pre-step: the ONNX post-step runs without it.
 
     from albert_tf.finetune.span_qa.serving import windows_tf
     from albert_tf.tokenization.piece_offsets import encode_with_offsets_tf
