@@ -19,12 +19,10 @@ import time
 from absl import flags, logging
 
 from albert_tf import cli
-from albert_tf.config import AlbertConfig
 from albert_tf.config_flags import config_from_flags, define_flags
 from albert_tf.data.documents import Document, read_text_documents
 from albert_tf.data.held_out import check_held_out, held_out_part
 from albert_tf.errors import MissingInputError
-from albert_tf.export.fill_mask_words import whole_word_candidates
 from albert_tf.output_lock import output_lock
 from albert_tf.runtime.runtime import RuntimeOptions
 
@@ -108,10 +106,12 @@ def main(argv: list[str]) -> None:
 
 
 def _run_pipeline(workdir: str, documents: list[Document], total: float, runtime) -> None:
-    import tensorflow as tf  # With numpy: not loaded for `--help`.
+    import tensorflow as tf  # The pipeline's modules: not loaded for `--help`.
     import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
 
+    from albert_tf.config import AlbertConfig
     from albert_tf.data.builder import BuilderOptions, build_pretraining_data
+    from albert_tf.export.fill_mask_words import whole_word_candidates
     from albert_tf.export.saved_model import export_saved_model
     from albert_tf.tokenization.train import train_sentencepiece
     from albert_tf.training.pretrain import train_and_evaluate
