@@ -22,7 +22,6 @@ import sys
 from collections.abc import Sequence
 
 from albert_tf import __version__
-from albert_tf.errors import UserError, report_user_error
 
 PROGRAM = "albert-tf"
 USAGE_ERROR_EXIT_CODE = 2  # albert_tf.cli.USER_ERROR_EXIT_CODE, without importing cli early.
@@ -120,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _unknown_command(command: str) -> int:
+    from albert_tf.errors import UserError, report_user_error  # Not loaded for `--help`.
+
     report_user_error(
         UserError(
             f"unknown command {command!r}",
