@@ -173,7 +173,7 @@ def run(main: Callable[[list[str]], object], loads_tensorflow: bool = False) -> 
 
     def guarded_main(argv: list[str]) -> object:
         if loads_tensorflow:
-            import tensorflow  # noqa: F401
+            import tensorflow  # noqa: F401  (after the flags, while stderr is held)
 
         release_stderr()
         try:

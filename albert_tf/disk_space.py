@@ -75,7 +75,7 @@ def free_bytes(path: str) -> int | None:
 
 def variables_bytes(variables: Iterable) -> int:
     """Bytes of the values of TensorFlow/Keras variables: what a checkpoint of them needs."""
-    import tensorflow as tf  # Loaded already: there are variables.
+    import tensorflow as tf  # Loaded already (there are variables); albert_tf.data imports this.
 
     total = 0
     for variable in variables:

@@ -30,6 +30,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
+from albert_tf.atomic_files import refuse_existing
 from albert_tf.config_fields import option
 from albert_tf.errors import UserError
 from albert_tf.runtime.runtime import Runtime
@@ -118,7 +119,7 @@ class Format:
 def _saved_model(request: ExportRequest) -> str:
     """A fine-tuning run's (or converted task model's) family SavedModel, else the encoder's
     or pretrainer's text signatures (`export_saved_model`)."""
-    from albert_tf.export.finetuned_run import is_finetuned_run
+    from albert_tf.export.finetuned_run import is_finetuned_run  # Loads TensorFlow.
 
     if request.checkpoint_format == "albert_tf" and is_finetuned_run(request.checkpoint):
         # The run's task.json names its family; the driver imports it from the families' table.
@@ -135,7 +136,7 @@ def _saved_model(request: ExportRequest) -> str:
         )
     if not request.spm_model_file:
         raise UserError("--spm_model_file is required with --format=saved_model.")
-    from albert_tf.export.saved_model import export_saved_model
+    from albert_tf.export.saved_model import export_saved_model  # Loads TensorFlow.
 
     return export_saved_model(
         request.export_dir,
@@ -152,7 +153,7 @@ def _saved_model(request: ExportRequest) -> str:
 
 def _tfhub(request: ExportRequest) -> str:
     """The TF Hub pair of the source's encoder (`export_tfhub`)."""
-    from albert_tf.export.tfhub.export import export_tfhub
+    from albert_tf.export.tfhub.export import export_tfhub  # Loads TensorFlow.
 
     source = _load_source(request)
     return export_tfhub(
@@ -165,7 +166,7 @@ def _tfhub(request: ExportRequest) -> str:
 
 def _keras_hub(request: ExportRequest) -> str:
     """A keras-hub preset: what `albert-tf convert --to=keras_hub` writes of the same input."""
-    from albert_tf.convert.convert import convert_checkpoint
+    from albert_tf.convert.convert import convert_checkpoint  # Loads TensorFlow.
 
     return convert_checkpoint(
         from_format=request.checkpoint_format,
@@ -182,7 +183,7 @@ def _keras_hub(request: ExportRequest) -> str:
 
 def _litert(request: ExportRequest) -> str:
     """LiteRT files of the source's task model or encoder (`export_litert`)."""
-    from albert_tf.export.litert.export import export_litert
+    from albert_tf.export.litert.export import export_litert  # Loads TensorFlow.
 
     batch_sizes = parse_batch_sizes(request.options.batch_sizes)
     source = _load_source(request)
@@ -200,8 +201,11 @@ def _litert(request: ExportRequest) -> str:
 
 def _onnx(request: ExportRequest) -> str:
     """ONNX files of the source's task model or encoder (`export_onnx`)."""
-    from albert_tf.atomic_files import refuse_existing
-    from albert_tf.export.onnx.export import QUANTIZATIONS, check_quantizations, export_onnx
+    from albert_tf.export.onnx.export import (  # Loads TensorFlow.
+        QUANTIZATIONS,
+        check_quantizations,
+        export_onnx,
+    )
 
     quantizations = request.options.quantizations or QUANTIZATIONS
     check_quantizations(quantizations)  # Before the (slow) load.
@@ -216,7 +220,7 @@ def _load_source(request: ExportRequest) -> ExportSource:
     """The model at `request.checkpoint` with the tokenizer and casing it asks for: an albert_tf
     path's (`load_export_source`), or a Hugging Face or TF1 checkpoint's, converted in memory.
     A file it cannot read is a `UserError` naming it."""
-    from albert_tf.export.export_source import load_export_source
+    from albert_tf.export.export_source import load_export_source  # Loads TensorFlow.
 
     try:
         if request.checkpoint_format != "albert_tf":
@@ -238,7 +242,11 @@ def _converted_source(request: ExportRequest) -> ExportSource:
     """A Hugging Face or TF1 checkpoint as albert_tf's model (pretraining heads kept), the
     SentencePiece model beside it and, for a task model, the `task.json` `albert-tf convert`
     would write."""
-    from albert_tf.convert.convert import converted_task_json, load_model, source_config_values
+    from albert_tf.convert.convert import (  # Loads TensorFlow.
+        converted_task_json,
+        load_model,
+        source_config_values,
+    )
     from albert_tf.convert.task_heads import task_head_for_model
     from albert_tf.export.export_source import ExportSource, check_source_exists
     from albert_tf.finetune.pretrained_encoder import spm_beside

@@ -29,7 +29,7 @@ flags.mark_flags_as_required(["encoder_files", "input_file", "output_dir"])
 
 def main(argv: list[str]) -> None:
     del argv
-    from albert_tf.experiments.layer_analysis import layer_transitions_csv
+    from albert_tf.experiments.layer_analysis import layer_transitions_csv  # Loads TensorFlow.
     from albert_tf.experiments.layer_report import analyze_encoder_files
 
     models = analyze_encoder_files(

@@ -74,7 +74,7 @@ flags.mark_flags_as_required(["from", "to", "input", "output"])
 
 def main(argv: list[str]) -> None:
     del argv
-    from albert_tf.convert.convert import convert_checkpoint
+    from albert_tf.convert.convert import convert_checkpoint  # Loads TensorFlow.
     from albert_tf.convert.vocabulary_growth import grow_checkpoint
 
     values = flags.FLAGS

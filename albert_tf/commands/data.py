@@ -97,7 +97,7 @@ def main(argv):
                 check_local_output(eval_options)  # Before the training records are written.
             manifest = build_pretraining_data(options, progress_seconds=10.0)
         else:
-            from albert_tf.data.beam_builder import build_pretraining_data_beam
+            from albert_tf.data.beam_builder import build_pretraining_data_beam  # The beam extra.
 
             runner = "DirectRunner" if FLAGS.runner == "beam" else FLAGS.runner
             manifest = build_pretraining_data_beam(options, [f"--runner={runner}", *_beam_args])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import sentencepiece as spm
 from absl import flags
 
 from albert_tf import cli
@@ -34,7 +35,7 @@ flags.DEFINE_integer(
 
 def main(argv):
     del argv
-    from albert_tf.inputs.statistics import (
+    from albert_tf.inputs.statistics import (  # Loads TensorFlow.
         build_manifest_statistics,
         format_statistics,
         masked_record_lines,
@@ -43,8 +44,6 @@ def main(argv):
 
     mask_id, processor, characters = FLAGS.mask_id, None, None
     if FLAGS.spm_model_file:
-        import sentencepiece as spm
-
         # Checks the ALBERT id layout.
         processor = spm.SentencePieceProcessor(
             model_proto=load_albert_model_proto(FLAGS.spm_model_file)

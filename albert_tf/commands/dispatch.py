@@ -21,6 +21,8 @@ import importlib.util
 import sys
 from collections.abc import Sequence
 
+from albert_tf import __version__
+
 PROGRAM = "albert-tf"
 USAGE_ERROR_EXIT_CODE = 2  # albert_tf.cli.USER_ERROR_EXIT_CODE, without importing cli early.
 
@@ -65,8 +67,6 @@ def summary(command: str) -> str:
 
 def usage() -> str:
     """`albert-tf --help`: what the program is, one line per command and one per alias."""
-    from albert_tf import __version__
-
     width = max(len(command) for command in (*COMMANDS, *ALIASES))
     lines = [
         f"usage: {PROGRAM} COMMAND [flags]",
@@ -92,7 +92,7 @@ def run_command(command: str, argv: Sequence[str]) -> None:
     `argv[0]` is the program name the command's help and errors show (e.g. `albert-tf data`).
     The command exits through `sys.exit` (absl's `app.run`).
     """
-    from albert_tf import cli
+    from albert_tf import cli  # absl: `albert-tf --help` answers without it.
 
     cli.begin()  # First: quiets TensorFlow's C++ logs before it loads.
 
@@ -109,8 +109,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(usage(), file=sys.stdout if args else sys.stderr)
         return 0 if args else USAGE_ERROR_EXIT_CODE
     if args[0] == "--version":
-        from albert_tf import __version__
-
         print(f"{PROGRAM} {__version__}")
         return 0
     command = ALIASES.get(args[0], args[0])
@@ -121,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _unknown_command(command: str) -> int:
-    from albert_tf.errors import UserError, report_user_error
+    from albert_tf.errors import UserError, report_user_error  # Not loaded for `--help`.
 
     report_user_error(
         UserError(

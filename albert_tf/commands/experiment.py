@@ -55,7 +55,7 @@ flags.mark_flags_as_required(["preset", "output_dir"])
 
 def main(argv: list[str]) -> None:
     del argv
-    from albert_tf.experiments.downstream import DownstreamOptions
+    from albert_tf.experiments.downstream import DownstreamOptions  # Loads TensorFlow.
     from albert_tf.experiments.runner import run_experiment
 
     scale = SCALES[FLAGS.scale]

@@ -28,7 +28,7 @@ flags.DEFINE_string("output_dir", None, "Checkpoints, summaries and the final en
 
 def main(argv: list[str]) -> None:
     del argv
-    from albert_tf.training.pretrain import train_and_evaluate
+    from albert_tf.training.pretrain import train_and_evaluate  # Loads TensorFlow.
 
     runtime = config_from_flags(RuntimeOptions).resolve()
     config = config_from_flags(PretrainConfig)

@@ -88,7 +88,7 @@ def split_corpus(documents: list[Document], eval_documents: int, workdir: str) -
 
 def mean_pooled(sequence_output, input_mask):
     """Unit-length mean of the token vectors of each row (padding excluded)."""
-    import tensorflow as tf
+    import tensorflow as tf  # Not at the top: `--help` answers without it.
 
     mask = tf.cast(input_mask, sequence_output.dtype)[:, :, None]
     mean = tf.reduce_sum(sequence_output * mask, axis=1) / tf.reduce_sum(mask, axis=1)
@@ -106,7 +106,7 @@ def main(argv: list[str]) -> None:
 
 
 def _run_pipeline(workdir: str, documents: list[Document], total: float, runtime) -> None:
-    import tensorflow as tf
+    import tensorflow as tf  # The pipeline's modules: not loaded for `--help`.
     import tensorflow_text  # noqa: F401  (registers the SentencePiece ops for the SavedModel)
 
     from albert_tf.config import AlbertConfig

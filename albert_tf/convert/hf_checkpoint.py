@@ -48,7 +48,7 @@ CONFIG_NAME = "config.json"
 
 def _import_safetensors_numpy():
     try:
-        import safetensors.numpy
+        import safetensors.numpy  # Optional: the test extra's.
     except ImportError as e:
         raise ImportError(
             "Reading/writing Hugging Face weights needs the `safetensors` package "
@@ -59,7 +59,7 @@ def _import_safetensors_numpy():
 
 def _read_pytorch_bin(path: str) -> dict[str, np.ndarray]:
     try:
-        import torch
+        import torch  # Optional: only pytorch_model.bin needs it.
     except ImportError as e:
         raise ImportError(
             f"{path}: reading pytorch_model.bin needs torch; or convert it to model.safetensors."

@@ -55,7 +55,7 @@ _BACKBONE = "AlbertBackbone"
 
 def _import_keras_hub():
     try:
-        import keras_hub
+        import keras_hub  # Optional: the test extra's.
     except ImportError as error:
         raise UserError(
             "keras-hub presets need the keras-hub package",

@@ -52,6 +52,7 @@ import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.options.pipeline_options import PipelineOptions, StandardOptions
+from apache_beam.runners.portability.fn_api_runner import FnApiRunner
 
 from albert_tf.data import deduplication
 from albert_tf.data.builder import (
@@ -431,8 +432,6 @@ def _pipeline(pipeline_args: list[str]) -> beam.Pipeline:
     """
     options = PipelineOptions(list(pipeline_args))
     if options.view_as(StandardOptions).runner in (None, "DirectRunner"):
-        from apache_beam.runners.portability.fn_api_runner import FnApiRunner
-
         return beam.Pipeline(runner=FnApiRunner(), options=options)
     return beam.Pipeline(options=options)
 

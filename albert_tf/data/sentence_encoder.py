@@ -19,6 +19,7 @@ import itertools
 import numpy as np
 import sentencepiece as spm
 
+from albert_tf.data.word_units import piece_characters
 from albert_tf.tokenization.normalize import normalize_text
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
@@ -72,8 +73,6 @@ class SentenceEncoder:
     @functools.cached_property
     def piece_characters(self) -> np.ndarray:
         """Int64 [vocab_size]: characters each piece stands for (masked-unit statistics)."""
-        from albert_tf.data.word_units import piece_characters
-
         return piece_characters(self._processor)
 
     def normalize(self, text: str) -> str:

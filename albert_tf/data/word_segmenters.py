@@ -38,6 +38,7 @@ import subprocess
 import warnings
 from collections.abc import Callable, Iterable
 
+from albert_tf.data.word_units import word_starts
 from albert_tf.errors import UserError
 
 NO_SEGMENTER = "none"
@@ -111,8 +112,6 @@ def load_word_segmenter(spec: str) -> WordSegmenter:
 def check_word_segmenter(spec: str) -> WordSegmenter:
     """Loads `spec` and runs it on `PROBE_TEXT`; a `UserError` when it cannot run or its words
     do not cover the probe. Called before a build writes anything."""
-    from albert_tf.data.word_units import word_starts
-
     segmenter = load_word_segmenter(spec)
     words = segmenter.segment([PROBE_TEXT])
     if words is not None:
@@ -124,7 +123,7 @@ def _jieba() -> WordSegmenter:
     try:
         with warnings.catch_warnings():  # jieba 0.42 imports the deprecated pkg_resources.
             warnings.filterwarnings("ignore", "pkg_resources", UserWarning)
-            import jieba
+            import jieba  # Optional: the chinese extra.
     except ImportError:
         raise UserError(
             "word segmenter 'jieba' is not installed",

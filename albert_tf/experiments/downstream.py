@@ -15,6 +15,8 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from albert_tf.experiments.evaluation import binomial_standard_error
+from albert_tf.finetune.classification.classification_config import ClassificationConfig
+from albert_tf.finetune.classification.classification_task import run_classifier
 
 if TYPE_CHECKING:
     from albert_tf.runtime.runtime import Runtime
@@ -47,9 +49,6 @@ def finetune_cell(
 ) -> dict[str, float]:
     """Fine-tunes `encoder_file` on the task in `runtime`'s speed-only forms; returns its dev
     accuracy with binomial SE."""
-    from albert_tf.finetune.classification.classification_config import ClassificationConfig
-    from albert_tf.finetune.classification.classification_task import run_classifier
-
     config = ClassificationConfig(
         **dataclasses.asdict(options),
         init_checkpoint=encoder_file,

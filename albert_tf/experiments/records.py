@@ -20,6 +20,7 @@ from albert_tf.data.builder import (
     document_batches,
 )
 from albert_tf.experiments.scale import ExperimentScale
+from albert_tf.tokenization.model_proto import load_albert_model_proto
 
 OBJECTIVES = ("sop", "nsp")
 SPLITS = ("train", "eval")
@@ -51,8 +52,6 @@ def check_inputs(inputs: ExperimentInputs) -> None:
     The texts are checked up to their first batch of documents (missing, empty, not UTF-8 at
     the start); the build itself checks the rest.
     """
-    from albert_tf.tokenization.model_proto import load_albert_model_proto
-
     load_albert_model_proto(inputs.spm_model_file)
     for path in (inputs.input_file, inputs.eval_file):
         options = BuilderOptions(

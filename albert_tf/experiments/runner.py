@@ -36,9 +36,11 @@ import logging
 import os
 import shutil
 import time
-from typing import TYPE_CHECKING
+
+import tensorflow as tf
 
 from albert_tf.atomic_files import atomic_write_text
+from albert_tf.config import AlbertConfig
 from albert_tf.errors import UserError
 from albert_tf.experiments.cell import Cell
 from albert_tf.experiments.downstream import DownstreamOptions, finetune_cell
@@ -72,12 +74,14 @@ from albert_tf.experiments.records import (
 from albert_tf.experiments.scale import ExperimentScale
 from albert_tf.experiments.tables import write_csv, write_markdown
 from albert_tf.file_names import ALBERT_CONFIG_FILE, ENCODER_FILE
+from albert_tf.models.encoder import AlbertEncoder
+from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.output_lock import output_lock
 from albert_tf.runtime.runtime import Runtime
-
-if TYPE_CHECKING:  # Imported where used: the experiments package loads without TensorFlow.
-    from albert_tf.config import AlbertConfig
-    from albert_tf.training.pretrain_config import PretrainConfig
+from albert_tf.training.hparams import hparam_values, write_hparams
+from albert_tf.training.pretrain import train_and_evaluate
+from albert_tf.training.pretrain_config import PretrainConfig
+from albert_tf.training.summaries import write_scalars
 
 EXPERIMENT_FILE = "experiment.json"
 RESULT_FILE = "result.json"
@@ -116,8 +120,6 @@ def _check_experiment_file(experiment_dir: str, description: dict) -> None:
 def _pretrain_config(
     cell: Cell, preset: Preset, scale: ExperimentScale, experiment_dir: str, albert_config_file: str
 ):
-    from albert_tf.training.pretrain_config import PretrainConfig
-
     return PretrainConfig(
         input_file=records_pattern(experiment_dir, cell.records_name, "train"),
         albert_config_file=albert_config_file,
@@ -162,10 +164,6 @@ def run_cell(
     With `downstream` (and `inputs`, for the tokenizer), also fine-tunes the cell's encoder.
     `runtime`: the speed-only forms of its training and fine-tuning.
     """
-    from albert_tf.models.encoder import AlbertEncoder
-    from albert_tf.models.pretrainer import AlbertPretrainer
-    from albert_tf.training.pretrain import train_and_evaluate
-
     cell_dir = os.path.join(experiment_dir, "cells", cell.name)
     os.makedirs(cell_dir, exist_ok=True)
     albert_config = cell.albert_config(scale, vocab_size)
@@ -240,11 +238,6 @@ def _write_cell_run(
 ) -> None:
     """`tensorboard/<cell>/`: the cell's settings as hparams and its metrics as scalars (at
     its last step), replacing what an interrupted earlier attempt may have left there."""
-    import tensorflow as tf
-
-    from albert_tf.training.hparams import hparam_values, write_hparams
-    from albert_tf.training.summaries import write_scalars
-
     run_dir = os.path.join(experiment_dir, "tensorboard", cell.name)
     shutil.rmtree(run_dir, ignore_errors=True)
     hparams = {

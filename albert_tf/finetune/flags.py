@@ -84,7 +84,7 @@ def finetune_main(family: str) -> Callable[[list[str]], None]:
     def main(argv: list[str]) -> None:
         del argv
         seeds = seeds_from_flags()
-        from albert_tf.finetune.driver import run_finetuning
+        from albert_tf.finetune.driver import run_finetuning  # Loads TensorFlow.
         from albert_tf.finetune.seeds import run_seeds, summary_table
 
         config = finetune_config_from_flags(config_class)

@@ -82,7 +82,7 @@ def has_accelerator() -> bool:
     its `Runtime` before (a `MultiWorkerMirroredStrategy` created afterwards must still
     configure its collectives, which only a runtime not yet started takes).
     """
-    import tensorflow as tf
+    import tensorflow as tf  # Not at the top: the commands' flags import this module.
 
     return bool(tf.config.list_physical_devices("GPU") or tf.config.list_physical_devices("TPU"))
 
@@ -128,7 +128,7 @@ def onednn_runs(dtype: str, flags: set[str] | None = None, setting: str | None =
 
 def describe_machine() -> dict:
     """The facts a per-machine choice depends on, as recorded beside it."""
-    import tensorflow as tf
+    import tensorflow as tf  # Not at the top: the commands' flags import this module.
 
     flags = cpu_flags()
     return {

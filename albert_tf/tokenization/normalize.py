@@ -129,7 +129,7 @@ def normalize_text_tf(texts, do_lower_case: bool = True, map_quotes: bool = Fals
         normalize_text_tf(tf.constant(["  Café\\tNAÏVE [MASK] "])).numpy()
         array([b'cafe naive [MASK]'], dtype=object)
     """
-    import tensorflow as tf
+    import tensorflow as tf  # Not at the top: the data builder imports this module.
     import tensorflow_text as tf_text
 
     texts = tf.convert_to_tensor(texts, dtype=tf.string)
@@ -152,7 +152,7 @@ def _lower_keeping_nul(texts):
     We lowercase the NUL-separated parts and join them back. The NUL is re-appended as tensor
     data: string attributes (a join's separator) cannot hold a NUL byte.
     """
-    import tensorflow as tf
+    import tensorflow as tf  # Not at the top: the data builder imports this module.
 
     from albert_tf.tokenization.string_parts import split_parts
 

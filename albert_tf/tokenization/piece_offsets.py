@@ -143,7 +143,7 @@ def encode_with_offsets_tf(texts, sentencepiece, do_lower_case: bool = True):
     and pieces with their row ids (per-row sums are batch-wide cumulative sums less each row's
     start): ragged `cumsum`, `where` and joins would trace ~2,400 ops into the serving graph.
     """
-    import tensorflow as tf
+    import tensorflow as tf  # Not at the top: encode_with_offsets runs without it.
 
     from albert_tf.tokenization.ragged_rows import value_row_ids
 

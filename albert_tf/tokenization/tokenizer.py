@@ -151,7 +151,9 @@ class AlbertTokenizer:
     @functools.cached_property
     def text_tokenizer_layer(self):
         """The Keras layer (`AlbertTextTokenizer`) doing `tf_tokenize`; built on first use."""
-        from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+        from albert_tf.tokenization.text_tokenizer_layer import (  # Loads TensorFlow.
+            AlbertTextTokenizer,
+        )
 
         return AlbertTextTokenizer(proto=self._model_proto, do_lower_case=self.do_lower_case)
 

@@ -59,7 +59,7 @@ def resolve_precision(
 
 
 def _bf16_is_faster(strategy: tf.distribute.Strategy | None, jit_compile: bool) -> bool:
-    import tensorflow as tf
+    import tensorflow as tf  # Not at the top: the commands' flags import this module.
 
     if isinstance(strategy, tf.distribute.TPUStrategy):
         return True

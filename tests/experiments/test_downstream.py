@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from albert_tf.experiments import downstream
 from albert_tf.experiments.downstream import DownstreamOptions, finetune_cell
-from albert_tf.finetune.classification import classification_task as task
 from albert_tf.runtime import Runtime
 
 
@@ -17,7 +17,7 @@ def test_finetune_cell_passes_every_option_and_reads_the_dev_accuracy(monkeypatc
         seen.update(config=config, output_dir=output_dir, runtime=runtime)
         return {"dev/accuracy": 0.75, "dev/examples": 100, "dev/loss": 0.5}
 
-    monkeypatch.setattr(task, "run_classifier", run_classifier)
+    monkeypatch.setattr(downstream, "run_classifier", run_classifier)
     options = DownstreamOptions(
         task="sst-2",
         data_dir="glue/SST-2",

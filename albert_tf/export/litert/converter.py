@@ -36,6 +36,7 @@ from collections.abc import Callable
 
 import keras
 import tensorflow as tf
+import tensorflow_text as tf_text
 
 from albert_tf.atomic_files import atomic_output_file, refuse_existing
 from albert_tf.errors import UserError
@@ -190,8 +191,6 @@ def text_model(
     The texts must be `normalize_text(text, do_lower_case)`-ed by the caller (see text.py for
     why); `LiteRtModel.run_texts` does it.
     """
-    import tensorflow_text as tf_text
-
     _check_shape(seq_length, batch_size)
     model = float32_model(model)
     tokenizer = AlbertTokenizer(spm_model_file)

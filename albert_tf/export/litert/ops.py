@@ -36,7 +36,7 @@ TFTEXT_CUSTOM_OPS = frozenset(
 
 @functools.cache
 def _builtin_names() -> dict[int, str]:
-    from ai_edge_litert import schema_py_generated as schema
+    from ai_edge_litert import schema_py_generated as schema  # Optional: the litert extra.
 
     return {
         code: name
@@ -50,7 +50,7 @@ def model_ops(flatbuffer: bytes) -> list[str]:
 
     Example: `['FULLY_CONNECTED', 'GATHER', ..., 'TFText>FastSentencepieceTokenize']`.
     """
-    from ai_edge_litert import schema_py_generated as schema
+    from ai_edge_litert import schema_py_generated as schema  # Optional: the litert extra.
 
     model = schema.Model.GetRootAs(flatbuffer, 0)
     codes = [model.OperatorCodes(i) for i in range(model.OperatorCodesLength())]

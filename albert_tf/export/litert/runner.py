@@ -32,7 +32,7 @@ class LiteRtModel:
     """
 
     def __init__(self, model: str | os.PathLike | bytes, num_threads: int | None = None):
-        from ai_edge_litert.interpreter import InterpreterWithCustomOps
+        from ai_edge_litert.interpreter import InterpreterWithCustomOps  # The litert extra.
 
         # Casing of the pre-step: from the `litert.json` beside the file, else lowercase.
         self.do_lower_case = True
@@ -45,7 +45,7 @@ class LiteRtModel:
         self.ops = model_ops(content)
         registerers = []
         if any(op in TFTEXT_CUSTOM_OPS for op in self.ops):
-            import tensorflow_text
+            import tensorflow_text  # Only for text-in models: ids run without TensorFlow.
 
             registerers = list(tensorflow_text.tflite_registrar.SELECT_TFTEXT_OPS)
         self.interpreter = InterpreterWithCustomOps(

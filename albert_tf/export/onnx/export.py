@@ -72,7 +72,7 @@ def check_quantizations(quantizations: Sequence[str]) -> None:
 
 def quantize_int8(float_path: str, int8_path: str) -> None:
     """Dynamic int8 quantization of the weight matmuls and `Attention` (`QAttention`)."""
-    import onnxruntime.quantization
+    import onnxruntime.quantization  # Optional: the onnx extra.
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with _without_info_from(os.path.dirname(onnxruntime.quantization.__file__)):
@@ -108,7 +108,7 @@ def _without_info_from(directory: str) -> Iterator[None]:
 
 
 def _describe(path: str, quantization: str) -> dict:
-    import onnxruntime
+    import onnxruntime  # Optional: the onnx extra.
 
     session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
     model = onnx.load(path, load_external_data=False)

@@ -34,7 +34,7 @@ RUNTIMES = ("onnxruntime", "openvino")
 
 def ort_session(path: str, threads: int | None = None):
     """An ONNX Runtime CPU session of `path` at graph optimization level all."""
-    import onnxruntime
+    import onnxruntime  # Optional: the onnx extra.
 
     options = onnxruntime.SessionOptions()
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
@@ -45,7 +45,7 @@ def ort_session(path: str, threads: int | None = None):
 
 def openvino_compiled(model, precision: str = "f32", hint: str = "LATENCY"):
     """`model` (a path, or what `openvino.convert_model` returned) compiled for the CPU."""
-    import openvino
+    import openvino  # Optional: the onnx extra.
 
     core = openvino.Core()
     if isinstance(model, str):
@@ -113,7 +113,7 @@ class OnnxModel:
     def text_features(self):
         """The pre-step of an encoder or classifier: `AlbertTextFeatures` of the export's
         tokenizer, casing and `seq_length` (TensorFlow and tensorflow-text)."""
-        from albert_tf.tokenization.text_features import AlbertTextFeatures
+        from albert_tf.tokenization.text_features import AlbertTextFeatures  # Loads TensorFlow.
 
         spm_model_file = self.manifest.get("spm_model_file")
         if not spm_model_file or self.manifest["kind"] not in ("encoder", "classifier"):
@@ -132,7 +132,7 @@ class OnnxModel:
         self, texts: Sequence[str], texts_b: Sequence[str] | None = None
     ) -> dict[str, np.ndarray]:
         """Outputs for raw texts (pairs with `texts_b`), through `text_features`."""
-        import tensorflow as tf
+        import tensorflow as tf  # Only for texts: ids run without TensorFlow.
 
         featurize = self.text_features()
         columns = tf.constant(list(texts))

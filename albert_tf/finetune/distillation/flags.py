@@ -52,7 +52,7 @@ def distill_main(argv: Sequence[str] = sys.argv) -> Callable[[list[str]], None]:
         distill_config = config_from_flags(DistillConfig)  # Says when --teacher is missing.
         if problem is not None:
             raise problem
-        from albert_tf.finetune.distillation.distillation import Distillation
+        from albert_tf.finetune.distillation.distillation import Distillation  # Loads TensorFlow.
         from albert_tf.finetune.driver import run_finetuning
 
         config = student_run_config(family, distill_config.teacher)
@@ -68,14 +68,16 @@ def distill_main(argv: Sequence[str] = sys.argv) -> Callable[[list[str]], None]:
 def _teacher_family(teacher_dir: str):
     """The teacher's family class, the one its `task.json` names in the families' table; imports
     it (TensorFlow) only with --teacher, so `albert-tf distill --help` alone answers at once."""
-    from albert_tf.finetune.distillation.distillation import teacher_family
+    from albert_tf.finetune.distillation.distillation import teacher_family  # Loads TensorFlow.
 
     return teacher_family(teacher_dir)
 
 
 def student_run_config(family, teacher_dir: str) -> FinetuneConfig:
     """The student run's config: given flags, else the teacher's settings, else defaults."""
-    from albert_tf.finetune.distillation.distillation import teacher_config_values
+    from albert_tf.finetune.distillation.distillation import (  # Loads TensorFlow.
+        teacher_config_values,
+    )
 
     config_class = family.config_class
     teacher = teacher_config_values(teacher_dir)

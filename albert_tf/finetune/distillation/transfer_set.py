@@ -13,7 +13,7 @@ The file is plain UTF-8 text, one example per line (blank lines skipped):
 * tagging: one sentence per line, split into words at whitespace (a CoNLL file's word column);
 * other families (multiple choice: a question and its options) are refused.
 
-`read_unlabeled` reads and checks it before anything is written (TensorFlow-free);
+`read_unlabeled` reads and checks it before anything is written;
 `with_unlabeled` adds its featurized examples to the family's `TrainingData`.
 
 Example:
@@ -31,14 +31,16 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+
+import numpy as np
+import tensorflow as tf
 
 from albert_tf.errors import MissingInputError, UserError
-
-if TYPE_CHECKING:
-    import tensorflow as tf
-
-    from albert_tf.finetune.task_family import TrainingData
+from albert_tf.finetune.classification.datasets import featurized_examples
+from albert_tf.finetune.classification.examples import Examples
+from albert_tf.finetune.tagging.datasets import training_windows
+from albert_tf.finetune.tagging.word_pieces import IGNORE_LABEL
+from albert_tf.finetune.task_family import TrainingData
 
 UNLABELED_FLAG = "--unlabeled_file"
 # What the reports call the unlabeled part of the transfer set (its training elements: for
@@ -130,8 +132,6 @@ def _example(line: str, family: str, is_pair: bool, where: str) -> tuple[str, ..
 def with_unlabeled(data: TrainingData, unlabeled: UnlabeledTexts, featurizer) -> TrainingData:
     """`data` (the family's labeled examples) and `unlabeled`'s featurized examples, each
     element with its label weight (1 labeled, 0 unlabeled); the counts add up."""
-    from albert_tf.finetune.task_family import TrainingData
-
     extra, count = _featurized(unlabeled, featurizer, data.examples.element_spec[1])
     examples = data.examples.map(_weighted(1.0)).concatenate(extra.map(_weighted(0.0)))
     results = {**data.results, UNLABELED_COUNT: count}
@@ -142,7 +142,6 @@ def _weighted(weight: float):
     """`(features, labels)` -> `(features, labels, weights)`, for `Dataset.map`: `weight` in
     the labels' shape (one per example, or per position for tagging, as Keras's losses
     take it)."""
-    import tensorflow as tf
 
     def add_weight(features, labels):
         return features, labels, tf.fill(tf.shape(labels), tf.constant(weight, tf.float32))
@@ -158,16 +157,8 @@ def _featurized(
     The placeholder labels have the labeled ones' dtype (so the two concatenate): zeros for
     classification, the ignored label at every position for tagging."""
     if unlabeled.family == "tagging":
-        from albert_tf.finetune.tagging.datasets import training_windows
-        from albert_tf.finetune.tagging.word_pieces import IGNORE_LABEL
-
         words = [list(sentence) for sentence in unlabeled.texts]
         return training_windows(words, [[IGNORE_LABEL] * len(s) for s in words], featurizer)
-    import numpy as np
-
-    from albert_tf.finetune.classification.datasets import featurized_examples
-    from albert_tf.finetune.classification.examples import Examples
-
     count = len(unlabeled)
     columns = list(zip(*unlabeled.texts, strict=True))
     examples = Examples(

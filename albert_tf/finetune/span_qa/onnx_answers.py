@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from albert_tf.tokenization.piece_offsets import encode_with_offsets_tf
+
 
 @dataclasses.dataclass
 class SpanWindows:
@@ -40,10 +42,9 @@ def span_windows(
     max_query_length: int,
 ) -> SpanWindows:
     """The SavedModel's windows (`span_qa.serving.windows_tf`) of `questions` x `contexts`."""
-    import tensorflow as tf
+    import tensorflow as tf  # Only the pre-step: the ONNX post-step runs without it.
 
     from albert_tf.finetune.span_qa.serving import windows_tf
-    from albert_tf.tokenization.piece_offsets import encode_with_offsets_tf
 
     question_ids = tokenizer_layer(tf.constant(list(questions)))[:, :max_query_length]
     context_ids, char_starts, char_ends = encode_with_offsets_tf(
