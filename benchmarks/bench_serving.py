@@ -3,10 +3,11 @@
 Raw strings in, class probabilities out, ALBERT-base shapes (random weights; 2 classes), texts
 long enough to fill `--seq_length` pieces, in one process:
 
-* `albert_tf`: `tf.saved_model.load(export)` of `export_classifier`, the `classify_text`
-  signature (SentencePiece and packing inside the graph), per precision of the exported model,
-  in the serving forms the commands export with on this machine (`Runtime.for_machine()`,
-  printed first);
+* `albert_tf`: `tf.saved_model.load(export)` of the classification family's export
+  (`export_task_model` with `classifier_endpoints`, as the fine-tuning driver writes it), the
+  `classify_text` signature (SentencePiece and packing inside the graph), per precision of the
+  exported model, in the serving forms the commands export with on this machine
+  (`Runtime.for_machine()`, printed first);
 * `keras_hub`: `AlbertTextClassifier` with its `AlbertTextClassifierPreprocessor`
   (`predict_on_batch` on strings: preprocessor + model);
 * `hf`: `transformers.pipeline("text-classification")` over `AlbertForSequenceClassification` and
@@ -47,7 +48,8 @@ from peers import hf_fast_tokenizer, keras_hub_backbone
 from timing import interleaved_seconds
 
 from albert_tf.config import AlbertConfig
-from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.export.task_export import export_task_model
+from albert_tf.finetune.classification.serving import built_text_features, classifier_endpoints
 from albert_tf.models import AlbertClassifier, AlbertEncoder
 from albert_tf.runtime import Runtime
 from albert_tf.tokenization import train_sentencepiece
@@ -69,11 +71,11 @@ def albert_tf_predictor(config, spm_file: str, length: int, precision: str, work
     keras.utils.set_random_seed(0)
     model = AlbertClassifier(AlbertEncoder(config, dtype=precision), 2, dtype=precision)
     features = AlbertTextFeatures(spm_file, length)
-    export_dir = export_classifier(
+    export_dir = export_task_model(
         os.path.join(workdir, f"albert_tf_{precision}"),
         model,
-        features,
-        labels=("0", "1"),
+        lambda predict: classifier_endpoints(predict, features, labels=("0", "1")),
+        [built_text_features(features, is_pair=False)],
         runtime=Runtime.for_machine(),
     )
     classify = tf.saved_model.load(export_dir).signatures["classify_text"]

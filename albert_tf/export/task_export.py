@@ -24,6 +24,7 @@ from typing import Any
 import keras
 import tensorflow as tf
 
+from albert_tf.errors import UserError
 from albert_tf.export.endpoints import Endpoints, export_endpoints
 from albert_tf.export.serving_copy import serving_copy
 from albert_tf.runtime.compiled_serving import compiled_for_one_row
@@ -44,6 +45,18 @@ def choice_outputs(logits: tf.Tensor, names: tf.Tensor, kind: str) -> dict[str, 
         f"{kind}_ids": ids,
         f"{kind}s": tf.gather(names, ids),
     }
+
+
+def check_label_count(labels: Sequence[str], logits: tf.Tensor, outputs: str = "outputs") -> None:
+    """Refuses `labels` that do not name each of the model's outputs (the last axis of its
+    `logits`, known where the signatures are traced): a name per id, or the served names
+    would be wrong (too many) or out of range (too few). `outputs`: what an output is called."""
+    count = logits.shape[-1]
+    if count is not None and len(labels) != count:
+        raise UserError(
+            f"{len(labels)} labels for a model with {count} {outputs}",
+            fix="give the labels the model was trained with, in id order",
+        )
 
 
 def export_task_model(

@@ -8,11 +8,10 @@ import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.export.serving_copy import serving_copy
-from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.models import AlbertClassifier, AlbertEncoder, chains, use_chains
-from albert_tf.runtime import Runtime
 from albert_tf.runtime.fused_kernels import FUSED_CHAINS
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests.classifier_export import export_classifier_model
 from tests.conftest import TINY_ALBERT
 
 TEXTS = ["a gorgeous , witty film", "dull and far too long", ""]
@@ -53,9 +52,7 @@ def test_mixed_precision_export_stores_compute_dtype_and_predicts_the_same(
     assert {v.dtype for v in model.weights} == {"float32"}  # The trained model is untouched.
     np.testing.assert_allclose(np.asarray(copy(packed), np.float32), expected, atol=2e-2)
 
-    export_dir = export_classifier(
-        str(tmp_path / "export"), model, features, ("a", "b", "c"), runtime=Runtime.plain()
-    )
+    export_dir = export_classifier_model(str(tmp_path / "export"), model, features, ("a", "b", "c"))
     served = tf.saved_model.load(export_dir)
     assert {v.dtype for v in served.variables if v.dtype.is_floating} == {tf.as_dtype(stored)}
     logits = served.signatures["classify_text"](text_a=tf.constant(TEXTS))["logits"].numpy()

@@ -3,7 +3,7 @@
 `saved_model_cli` loads the graph with the TF1 `loader.load(session, ...)` and has no flag to
 load custom ops; as the README says, a `sitecustomize.py` that imports tensorflow_text, on
 `PYTHONPATH`, registers the SentencePiece ops first. Every signature of the pretraining export
-(`export_saved_model`) and of the fine-tuned classifier export (`export_classifier`) runs with
+(`export_saved_model`) and of the fine-tuned classifier export (`export_task_model`) runs with
 `--input_exprs`, and its outputs (`--outdir` .npy files) equal the TF2 loader's.
 
 One subprocess runs `saved_model_cli`'s own argument parser and `run` command for every
@@ -26,10 +26,10 @@ import tensorflow as tf
 
 from albert_tf.config import AlbertConfig
 from albert_tf.export.saved_model import export_saved_model
-from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.models import AlbertClassifier, AlbertEncoder, AlbertPretrainer
 from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests.classifier_export import export_classifier_model
 from tests.conftest import TINY_ALBERT
 
 VENV_BIN = pathlib.Path(sys.executable).parent
@@ -110,12 +110,11 @@ def exports(tmp_path_factory, tiny_model_file) -> dict[str, str]:
         runtime=Runtime.plain(),
     )
     features = AlbertTextFeatures(tiny_model_file, SEQ_LENGTH)
-    classifier = export_classifier(
+    classifier = export_classifier_model(
         str(root / "classifier"),
         AlbertClassifier(encoder, num_outputs=3),
         features,
         ("a", "b", "c"),
-        runtime=Runtime.plain(),
     )
     return {"pretraining": pretraining, "classifier": classifier}
 

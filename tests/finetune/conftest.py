@@ -79,6 +79,22 @@ def onnx_export_of(run: tuple[str, dict], tmp_path_factory, name: str) -> tuple[
     return task, export_onnx(directory, load_export_source(output_dir), ["float32"])
 
 
+def relabelled_run(run_dir: str, directory: str, **task: object) -> str:
+    """A copy of the finished run `run_dir` at `directory` whose `task.json` says `task` (e.g.
+    labels or a family its model was not trained with)."""
+    import json
+    import os
+    import shutil
+
+    shutil.copytree(run_dir, directory)
+    path = os.path.join(directory, "task.json")
+    with open(path, encoding="utf-8") as handle:
+        values = json.load(handle)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump({**values, **task}, handle)
+    return directory
+
+
 def write_lines(path: pathlib.Path | str, lines: list[str]) -> str:
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

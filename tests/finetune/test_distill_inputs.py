@@ -5,9 +5,7 @@ saved untrained task model (`untrained_teacher`)."""
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 
 import pytest
 
@@ -16,17 +14,7 @@ from albert_tf.finetune.distillation.students import student_config
 from tests import commands
 from tests.commands import command_line
 from tests.conftest import REPO_ROOT
-
-
-def _relabelled(teacher_dir: str, directory: str, **task: object) -> str:
-    """A copy of `teacher_dir` whose `task.json` says `task` (its family is read first)."""
-    shutil.copytree(teacher_dir, directory)
-    path = os.path.join(directory, "task.json")
-    with open(path, encoding="utf-8") as handle:
-        values = json.load(handle)
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump({**values, **task}, handle)
-    return directory
+from tests.finetune.conftest import relabelled_run
 
 
 @pytest.mark.slow  # Over 5 s: eight command lines (the first starts the command server).
@@ -36,13 +24,14 @@ def test_bad_input_fails_with_one_line_before_any_write(untrained_teacher, tiny_
     (tmp_path / "pairs.txt").write_text("a good film\tand a second text\nno tab here\n")
     teacher = [f"--teacher={untrained_teacher}", "--student_layers=1"]
     data = [f"--data_dir={tiny_sst2_dir}", "--max_seq_length=16"]
-    pair_teacher = _relabelled(untrained_teacher, str(tmp_path / "mrpc"), is_pair=True)
+    pair_teacher = relabelled_run(untrained_teacher, str(tmp_path / "mrpc"), is_pair=True)
+    span_qa_teacher = relabelled_run(untrained_teacher, str(tmp_path / "sq"), family="span_qa")
     cases = {
         "not a finished fine-tuning run": [f"--teacher={tmp_path / 'empty'}", "--student_layers=1"],
         "larger than the teacher": [f"--teacher={untrained_teacher}", "--student_layers=3"],
         "the same shape as the teacher": [f"--teacher={untrained_teacher}"],
         "span_qa task family cannot be distilled": [
-            f"--teacher={_relabelled(untrained_teacher, str(tmp_path / 'sq'), family='span_qa')}",
+            f"--teacher={span_qa_teacher}",
             "--student_layers=1",
         ],
         "missing.txt": [*teacher, *data, f"--unlabeled_file={tmp_path / 'missing.txt'}"],

@@ -3,7 +3,8 @@
 `classification_task.ClassificationTask` is the family on the fine-tuning driver
 (`classification_task.run_classifier(config, output_dir, runtime)` does a whole run); the pieces
 are `task_specs` (what a task reads and is scored on), `examples` (reading files), `metrics`,
-`models.classifier.AlbertClassifier`, `datasets.make_dataset` and `serving.export_classifier`.
+`models.classifier.AlbertClassifier`, `datasets.make_dataset` and `serving.classifier_endpoints`
+(its SavedModel signatures).
 """
 
 from albert_tf.lazy_exports import lazy_exports
@@ -12,7 +13,6 @@ from albert_tf.lazy_exports import lazy_exports
 _HOMES = {
     "ClassificationConfig": ".classification_config",
     "ClassificationTask": ".classification_task",
-    "export_classifier": ".serving",
     "run_classifier": ".classification_task",
 }
 __all__ = sorted(_HOMES)

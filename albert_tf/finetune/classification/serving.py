@@ -1,4 +1,4 @@
-"""`export_classifier`: a fine-tuned classifier as a SavedModel that takes raw text.
+"""`classifier_endpoints`: a fine-tuned classifier's SavedModel signatures, taking raw text.
 
 Signatures:
 
@@ -16,10 +16,14 @@ SentencePiece and normalization ops), not albert_tf:
     classifier = tf.saved_model.load(export_dir)
     classifier.signatures["classify_text"](text_a=tf.constant(["a gorgeous film"]))["labels"]
 
+The driver exports them (`export_task_model` with the family's `serving_signatures`); labels
+that do not name each of the model's outputs are refused (`check_label_count`).
+
 Illustration (not run):
-    export_classifier("/tmp/sst2_export", model, text_features,
-                      labels=("0", "1"), runtime=Runtime.plain())
-    '/tmp/sst2_export'
+    labels = ("0", "1")
+    export_task_model("/tmp/sst2_export", model,
+                      lambda predict: classifier_endpoints(predict, text_features, labels),
+                      [built_text_features(text_features, False)], runtime=Runtime.plain())
 """
 
 from __future__ import annotations
@@ -29,9 +33,7 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints
-from albert_tf.export.task_export import Predict, choice_outputs, export_task_model
-from albert_tf.models.classifier import AlbertClassifier
-from albert_tf.runtime.runtime import Runtime
+from albert_tf.export.task_export import Predict, check_label_count, choice_outputs
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from albert_tf.tokenization.trim_padding import cut_to_longest
 
@@ -54,6 +56,7 @@ def classifier_endpoints(
         logits = tf.cast(predict(features), tf.float32)
         if label_names is None:
             return {"logits": logits, "scores": logits[:, 0]}
+        check_label_count(labels, logits)
         return choice_outputs(logits, label_names, "label")
 
     def serve(input_word_ids, input_mask, input_type_ids):
@@ -79,39 +82,3 @@ def built_text_features(text_features: AlbertTextFeatures, is_pair: bool) -> Alb
     texts = tf.constant([""])
     text_features([texts, texts] if is_pair else texts)
     return text_features
-
-
-def export_classifier(
-    export_dir: str,
-    model: AlbertClassifier,
-    text_features: AlbertTextFeatures,
-    labels: Sequence[str] | None,
-    is_pair: bool = False,
-    overwrite: bool = False,
-    *,
-    runtime: Runtime,
-) -> str:
-    """Saves the SavedModel (written to a temporary directory, renamed when complete).
-
-    Args:
-        export_dir: directory to create.
-        model: the fine-tuned classifier.
-        text_features: its featurizer (tokenizer + packing at the training `max_seq_length`).
-        labels: class names in id order, or None for a regression.
-        is_pair: export `classify_text_pair` (pair tasks) instead of `classify_text`.
-        overwrite: replace an existing `export_dir` once the new one is complete.
-        runtime: the serving forms (`export_task_model`; `Runtime.plain()` is the reference).
-
-    Returns:
-        `export_dir`.
-    """
-    if labels is not None and len(labels) != model.num_outputs:
-        raise ValueError(f"{len(labels)} labels for a model with {model.num_outputs} outputs.")
-    return export_task_model(
-        export_dir,
-        model,
-        lambda predict: classifier_endpoints(predict, text_features, labels, is_pair),
-        [built_text_features(text_features, is_pair)],
-        overwrite,
-        runtime=runtime,
-    )

@@ -4,7 +4,8 @@
 (`tagging_task.run_tagging(config, output_dir, runtime)` does a whole run); the pieces are
 `tag_schemes` (IOB1, IOB2/BIO, IOBES), `sentences` (reading files), `word_pieces` (word-to-piece
 alignment and windows), `conlleval` (entity-level metrics), `baseline` (most frequent tag per
-word), `models.token_classifier.AlbertTokenClassifier` and `serving.export_tagger`.
+word), `models.token_classifier.AlbertTokenClassifier` and `serving.tagger_endpoints` (its
+SavedModel signatures).
 """
 
 from albert_tf.lazy_exports import lazy_exports
@@ -13,7 +14,6 @@ from albert_tf.lazy_exports import lazy_exports
 _HOMES = {
     "TaggingConfig": ".tagging_config",
     "TaggingTask": ".tagging_task",
-    "export_tagger": ".serving",
     "run_tagging": ".tagging_task",
 }
 __all__ = sorted(_HOMES)

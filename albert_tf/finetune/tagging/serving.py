@@ -1,4 +1,4 @@
-"""`export_tagger`: a fine-tuned tagger as a SavedModel that takes raw text or words.
+"""`tagger_endpoints`: a fine-tuned tagger's SavedModel signatures, taking raw text or words.
 
 Signatures:
 
@@ -23,10 +23,14 @@ SentencePiece and normalization ops), not albert_tf:
     tagger = tf.saved_model.load(export_dir)
     tagger.signatures["tag"](text=tf.constant(["Empire State Building = ESB"]))["tags"]
 
+The driver exports them (`export_task_model` with the family's `serving_signatures`); labels
+that do not name each of the model's tags are refused (`check_label_count`).
+
 Illustration (not run):
-    export_tagger("/tmp/ner_export", model, aligner, labels=("O", "B-PER", "I-PER"),
-                  runtime=Runtime.plain())
-    '/tmp/ner_export'
+    tags = ("O", "B-PER", "I-PER")
+    export_task_model("/tmp/ner_export", model,
+                      lambda predict: tagger_endpoints(predict, aligner, tags),
+                      [built_tokenizer(aligner)], runtime=Runtime.plain())
 """
 
 from __future__ import annotations
@@ -36,10 +40,8 @@ from collections.abc import Sequence
 import tensorflow as tf
 
 from albert_tf.export.endpoints import Endpoints
-from albert_tf.export.task_export import Predict, export_task_model
+from albert_tf.export.task_export import Predict, check_label_count
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner, gather_word_logits
-from albert_tf.models.token_classifier import AlbertTokenClassifier
-from albert_tf.runtime.runtime import Runtime
 from albert_tf.tokenization.normalize import whitespace_regex_class
 from albert_tf.tokenization.ragged_rows import keep_values
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
@@ -59,6 +61,7 @@ def tagger_endpoints(
     def tag_ragged(words: tf.RaggedTensor) -> dict[str, tf.Tensor]:
         features, alignment = aligner(words)
         logits = tf.cast(predict(features), tf.float32)
+        check_label_count(labels, logits, "tags")
         word_logits = gather_word_logits(logits, alignment)
         tag_ids = tf.ragged.map_flat_values(tf.argmax, word_logits, axis=-1, output_type=tf.int32)
         return {
@@ -93,42 +96,6 @@ def tagger_endpoints(
         ),
         "serving_default": (serve, [_IDS_SPEC] * 3),
     }
-
-
-def export_tagger(
-    export_dir: str,
-    model: AlbertTokenClassifier,
-    aligner: WordPieceAligner,
-    labels: Sequence[str],
-    overwrite: bool = False,
-    *,
-    runtime: Runtime,
-    character_level: bool = False,
-) -> str:
-    """Saves the SavedModel (written to a temporary directory, renamed when complete).
-
-    Args:
-        export_dir: directory to create.
-        model: the fine-tuned tagger.
-        aligner: its word-piece aligner (tokenizer + windows at the training `max_seq_length`).
-        labels: tag names in id order.
-        overwrite: replace an existing `export_dir` once the new one is complete.
-        runtime: the serving forms (`export_task_model`; `Runtime.plain()` is the reference).
-        character_level: `tag(text)` tags characters (see the module docstring).
-
-    Returns:
-        `export_dir`.
-    """
-    if len(labels) != model.num_labels:
-        raise ValueError(f"{len(labels)} labels for a model with {model.num_labels} tags.")
-    return export_task_model(
-        export_dir,
-        model,
-        lambda predict: tagger_endpoints(predict, aligner, labels, character_level),
-        [built_tokenizer(aligner)],
-        overwrite,
-        runtime=runtime,
-    )
 
 
 def built_tokenizer(aligner: WordPieceAligner) -> AlbertTextTokenizer:

@@ -2,7 +2,7 @@
 
 A random-weight `AlbertForSequenceClassification` with its SentencePiece tokenizer (as a user
 would have it, `save_pretrained`) converts to albert_tf (`convert_checkpoint`), exports with
-the classification serving (`export_classifier`), and the SavedModel's logits on raw text
+the classification signatures (`export_task_model`), and the SavedModel's logits on raw text
 equal PyTorch's on the ids of HF's own tokenizer (which equal the SavedModel's packing).
 """
 
@@ -20,9 +20,9 @@ import transformers
 
 from albert_tf.convert.convert import convert_checkpoint
 from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
-from albert_tf.finetune.classification.serving import export_classifier
 from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
+from tests.classifier_export import export_classifier_model
 from tests.conftest import TINY_VOCAB_SIZE
 
 pytestmark = pytest.mark.slow  # Converts a Hugging Face model and exports it.
@@ -79,13 +79,8 @@ def test_converted_hf_classifier_serves_raw_text(
     converted = converted_dir
     model = keras.saving.load_model(os.path.join(converted, "model.keras"))
     features = AlbertTextFeatures(os.path.join(converted, "spiece.model"), SEQ_LENGTH)
-    export_dir = export_classifier(
-        str(tmp_path / "served"),
-        model,
-        features,
-        labels=("a", "b", "c"),
-        is_pair=is_pair,
-        runtime=Runtime.plain(),
+    export_dir = export_classifier_model(
+        str(tmp_path / "served"), model, features, labels=("a", "b", "c"), is_pair=is_pair
     )
 
     texts = [TEXTS_A, TEXTS_B] if is_pair else [TEXTS_A]

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from albert_tf.finetune.classification.serving import export_classifier
+from albert_tf.finetune.driver import export_finished_run
 from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.finetune.classification.conftest import NEGATIVE, POSITIVE
+from tests.finetune.conftest import relabelled_run
 
 pytestmark = pytest.mark.slow  # Needs the trained classification run; exports.
 
@@ -46,20 +47,11 @@ def test_text_signature_matches_keras(finetuned_run):
 
 
 @pytest.mark.slow  # Over 5 s: builds on the classification run.
-def test_export_refuses_to_overwrite_and_checks_labels(finetuned_run):
+def test_export_refuses_to_overwrite_and_checks_labels(finetuned_run, tmp_path):
     output_dir, results = finetuned_run
-    model = keras.saving.load_model(os.path.join(output_dir, "model.keras"))
-    features = AlbertTextFeatures(os.path.join(output_dir, "spm.model"), 8)
     with pytest.raises(FileExistsError, match="already exists"):
-        export_classifier(
-            results["saved_model"], model, features, ("0", "1"), runtime=Runtime.plain()
-        )
+        export_finished_run(output_dir, results["saved_model"], runtime=Runtime.plain())
+    mislabelled = relabelled_run(output_dir, str(tmp_path / "run"), labels=["a", "b", "c"])
     with pytest.raises(ValueError, match="3 labels for a model with 2 outputs"):
-        export_classifier(
-            os.path.join(output_dir, "other"),
-            model,
-            features,
-            ("a", "b", "c"),
-            runtime=Runtime.plain(),
-        )
-    assert not os.path.exists(os.path.join(output_dir, "other"))
+        export_finished_run(mislabelled, str(tmp_path / "other"), runtime=Runtime.plain())
+    assert not os.path.exists(tmp_path / "other")

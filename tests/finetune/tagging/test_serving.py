@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from albert_tf.finetune.driver import export_finished_run
 from albert_tf.finetune.tagging.datasets import predict_tag_ids
-from albert_tf.finetune.tagging.serving import export_tagger
 from albert_tf.finetune.tagging.word_pieces import WordPieceAligner
 from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
+from tests.finetune.conftest import relabelled_run
 from tests.finetune.tagging.conftest import SENTENCES, SEQ_LENGTH
 from tests.fresh_process import run_without_albert_tf
 
@@ -122,14 +123,13 @@ def test_loads_with_only_tensorflow_and_tensorflow_text(keras_tagger, tmp_path):
 
 
 @pytest.mark.slow  # Over 5 s: builds on the tagging run.
-def test_export_refuses_to_overwrite_and_checks_labels(keras_tagger, tmp_path):
-    model, aligner, labels, export_dir = keras_tagger
+def test_export_refuses_to_overwrite_and_checks_labels(tagging_run, tmp_path):
+    output_dir, results = tagging_run
     with pytest.raises(FileExistsError, match="already exists"):
-        export_tagger(export_dir, model, aligner, labels, runtime=Runtime.plain())
+        export_finished_run(output_dir, results["saved_model"], runtime=Runtime.plain())
+    mislabelled = relabelled_run(output_dir, str(tmp_path / "run"), labels=["O", "B-X"])
     with pytest.raises(ValueError, match="2 labels for a model with 5 tags"):
-        export_tagger(
-            str(tmp_path / "other"), model, aligner, ["O", "B-X"], runtime=Runtime.plain()
-        )
+        export_finished_run(mislabelled, str(tmp_path / "other"), runtime=Runtime.plain())
     assert not os.path.exists(tmp_path / "other")
 
 
