@@ -13,6 +13,9 @@ Examples:
 Chinese or Japanese text (thousands of distinct characters; see docs/chinese.md):
     albert-tf tokenizer --input_files=zh/train.txt --model_prefix=out/zh8k \
         --vocab_size=8000 --character_coverage=0.9995
+    one piece per character, for character-level tagging (tag --character_level):
+    albert-tf tokenizer --input_files=zh/train.txt --model_prefix=out/zhc5k \
+        --vocab_size=5000 --character_coverage=0.9995 --cjk_character_pieces
 """
 
 from __future__ import annotations
@@ -42,6 +45,14 @@ flags.DEFINE_float(
     "Share of the text's characters the vocabulary covers (the rest: <unk>); 0.9995 for "
     "Chinese/Japanese, SentencePiece's advice for large character sets.",
 )
+flags.DEFINE_bool(
+    "cjk_character_pieces",
+    False,
+    "Every CJK character (ideographs, kana, CJK punctuation) is a piece of its own, as in "
+    "Chinese BERT: pretraining then reads the ids a character-level tagger "
+    "(tag --character_level) reads. The vocabulary holds at most the distinct characters "
+    "plus the other scripts' pieces (about 6,000 on 3 M Chinese characters).",
+)
 flags.mark_flags_as_required(["input_files", "model_prefix"])
 
 
@@ -59,6 +70,7 @@ def main(argv: list[str]) -> None:
         sample_size=values.sample_size or None,
         seed=values.seed,
         character_coverage=values.character_coverage,
+        cjk_character_pieces=values.cjk_character_pieces,
     )
     vocab_file = model_file[: -len(".model")] + ".vocab"
     print(f"Wrote {model_file} and {vocab_file}")

@@ -32,12 +32,17 @@ from albert_tf.errors import UserError
 from albert_tf.file_patterns import expand_file_patterns
 from albert_tf.output_lock import output_lock
 from albert_tf.tokenization.normalize import normalize_text
+from albert_tf.tokenization.unspaced_scripts import set_apart_cjk
 
 # Ids 0..4, as in the released ALBERT models.
 PAD_PIECE, UNK_PIECE = "<pad>", "<unk>"
 CONTROL_SYMBOLS = ("[CLS]", "[SEP]", "[MASK]")
 # The original's user-defined symbols (always split off as their own piece), ids 5..12.
 ORIGINAL_USER_SYMBOLS = ("(", ")", '"', "-", ".", "–", "£", "€")
+# Where the trainer must not let a piece cross (`pretokenization_delimiter`): around each CJK
+# character with `cjk_character_pieces`. U+2063 INVISIBLE SEPARATOR: normalization keeps it and
+# text holds none.
+PIECE_BOUNDARY = "\u2063"
 
 
 def normalized_lines(files: list[str], do_lower_case: bool) -> Iterator[str]:
@@ -73,6 +78,7 @@ def train_sentencepiece(
     user_defined_symbols: tuple[str, ...] = ORIGINAL_USER_SYMBOLS,
     control_symbols: tuple[str, ...] = CONTROL_SYMBOLS,
     num_threads: int = 2,
+    cjk_character_pieces: bool = False,
     **trainer_options,
 ) -> str:
     """Trains a unigram SentencePiece model on normalized text; returns the `.model` path.
@@ -94,6 +100,11 @@ def train_sentencepiece(
         control_symbols: ids 2.. after `<pad>`, `<unk>`; keep the default for ALBERT. Passing
             `()` makes a model that `AlbertTokenizer` rejects (used in tests).
         num_threads: trainer threads.
+        cjk_character_pieces: no piece spans two CJK characters (ideographs, kana, CJK
+            punctuation), as in Chinese BERT's vocabulary: running text then encodes to the
+            same piece per character that a character-level tagging file gives, so what
+            pretraining learns is what fine-tuning reads. The vocabulary holds at most the
+            distinct characters kept plus the other scripts' pieces.
         **trainer_options: extra `SentencePieceTrainer` options (e.g. `max_sentence_length`).
 
     Returns:
@@ -107,6 +118,9 @@ def train_sentencepiece(
     if sample_size is not None and sample_size <= 0:
         raise UserError(f"sample_size must be positive or None, got {sample_size}.")
     lines = normalized_lines(files, do_lower_case)
+    if cjk_character_pieces:
+        lines = (set_apart_cjk(line, PIECE_BOUNDARY) for line in lines)
+        trainer_options["pretokenization_delimiter"] = PIECE_BOUNDARY
     first = next(lines, None)
     if first is None:
         raise UserError(f"Input files {files} contain no text.")

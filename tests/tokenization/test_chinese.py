@@ -46,3 +46,53 @@ def test_in_graph_normalization_and_ids_equal_the_python_ones(chinese_model_file
     graph_ids = tokenizer.tf_tokenize(tf.constant(texts)).to_list()
     assert graph_ids == tokenizer.encode_batch(texts)
     assert sum(map(len, graph_ids)) > 10_000  # real text: thousands of pieces
+
+
+def test_cjk_character_pieces_give_running_text_the_tagger_ids(chinese_corpus, tmp_path):
+    """With `cjk_character_pieces` no piece spans two CJK characters, so a sentence encodes to
+    exactly the ids a character-level tagger reads, one character at a time; the default
+    vocabulary joins characters into pieces (what pretraining read, the tagger never did)."""
+    import sentencepiece as spm
+
+    from albert_tf.tokenization.model_proto import UNK_ID, without_dummy_prefix
+    from albert_tf.tokenization.train import train_sentencepiece
+    from albert_tf.tokenization.unspaced_scripts import has_unspaced
+
+    def train(name, **options):
+        return train_sentencepiece(
+            [chinese_corpus],
+            str(tmp_path / name),
+            vocab_size=2000,
+            character_coverage=0.9995,
+            hard_vocab_limit=False,  # Characters set apart leave fewer candidate pieces.
+            **options,
+        )
+
+    sentences = _chinese_lines()[:50]
+
+    def running_and_per_character(model_file):
+        with open(model_file, "rb") as handle:
+            characters = spm.SentencePieceProcessor(model_proto=without_dummy_prefix(handle.read()))
+        running = spm.SentencePieceProcessor(model_file=model_file)
+        pairs = []
+        for text in sentences:
+            text = "".join(ch for ch in normalize_text(text) if has_unspaced(ch))
+            ids = [i for i in running.encode(text) if running.id_to_piece(i) != "▁"]
+            per_character = [characters.encode(ch)[0] for ch in text]
+            # SentencePiece encodes a run of unknown characters as one <unk>.
+            per_character = [
+                i
+                for k, i in enumerate(per_character)
+                if not (i == UNK_ID == per_character[k - 1] and k)
+            ]
+            pairs.append((ids, per_character))
+        return pairs
+
+    split = train("split", cjk_character_pieces=True)
+    processor = spm.SentencePieceProcessor(model_file=split)
+    pieces = [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
+    assert not [p for p in pieces if sum(map(has_unspaced, p)) > 1]
+    assert any(len(p) > 1 and p.isascii() and p.isalpha() for p in pieces)  # Latin stays whole
+    assert all(ids == chars for ids, chars in running_and_per_character(split))
+    joined = running_and_per_character(train("joined"))
+    assert sum(len(ids) for ids, _ in joined) < 0.95 * sum(len(chars) for _, chars in joined)
