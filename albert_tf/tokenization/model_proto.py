@@ -17,6 +17,7 @@ import os
 from sentencepiece import sentencepiece_model_pb2
 
 from albert_tf.errors import MissingInputError, UserError
+from albert_tf.tokenization.unspaced_scripts import CJK_RANGES, code_points
 
 ALBERT_ID_LAYOUT = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
 PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = range(len(ALBERT_ID_LAYOUT))
@@ -110,3 +111,16 @@ def without_dummy_prefix(data: bytes) -> bytes:
     proto = parse_model_proto(data)
     proto.normalizer_spec.add_dummy_prefix = False
     return proto.SerializeToString()
+
+
+def joined_cjk_share(data: bytes) -> float:
+    """Share of the model's CJK pieces that join two or more CJK characters (0 for a model
+    trained with `cjk_character_pieces`): pieces a character-level tagger never reads."""
+    lengths = []
+    for piece in parse_model_proto(data).pieces:
+        codes = code_points(piece.piece)
+        lengths.append(
+            sum(int(((codes >= low) & (codes <= high)).sum()) for low, high in CJK_RANGES)
+        )
+    cjk = [length for length in lengths if length]
+    return sum(length > 1 for length in cjk) / max(len(cjk), 1)

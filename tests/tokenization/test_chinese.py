@@ -54,7 +54,7 @@ def test_cjk_character_pieces_give_running_text_the_tagger_ids(chinese_corpus, t
     vocabulary joins characters into pieces (what pretraining read, the tagger never did)."""
     import sentencepiece as spm
 
-    from albert_tf.tokenization.model_proto import UNK_ID, without_dummy_prefix
+    from albert_tf.tokenization.model_proto import UNK_ID, joined_cjk_share, without_dummy_prefix
     from albert_tf.tokenization.train import train_sentencepiece
     from albert_tf.tokenization.unspaced_scripts import has_unspaced
 
@@ -94,5 +94,9 @@ def test_cjk_character_pieces_give_running_text_the_tagger_ids(chinese_corpus, t
     assert not [p for p in pieces if sum(map(has_unspaced, p)) > 1]
     assert any(len(p) > 1 and p.isascii() and p.isalpha() for p in pieces)  # Latin stays whole
     assert all(ids == chars for ids, chars in running_and_per_character(split))
-    joined = running_and_per_character(train("joined"))
+    joined_file = train("joined")
+    joined = running_and_per_character(joined_file)
+    # What `tag --character_level` warns of when fine-tuning an encoder from the tokenizer.
+    with open(split, "rb") as one, open(joined_file, "rb") as other:
+        assert joined_cjk_share(one.read()) == 0 < joined_cjk_share(other.read())
     assert sum(len(ids) for ids, _ in joined) < 0.95 * sum(len(chars) for _, chars in joined)

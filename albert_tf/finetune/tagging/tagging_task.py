@@ -53,7 +53,11 @@ from albert_tf.finetune.task_family import (
 )
 from albert_tf.models.token_classifier import AlbertTokenClassifier
 from albert_tf.runtime.runtime import Runtime
-from albert_tf.tokenization.model_proto import load_albert_model_proto, without_dummy_prefix
+from albert_tf.tokenization.model_proto import (
+    joined_cjk_share,
+    load_albert_model_proto,
+    without_dummy_prefix,
+)
 from albert_tf.tokenization.text_tokenizer_layer import AlbertTextTokenizer
 from albert_tf.tokenization.unspaced_scripts import has_unspaced
 
@@ -133,6 +137,8 @@ class TaggingTask(FinetuneTask, family="tagging", config_class=TaggingConfig):
     def featurizer(self, spm_model_file: str, info: TaggingInfo) -> WordPieceAligner:
         proto = load_albert_model_proto(spm_model_file)
         if info.character_level:  # A character continues running text: no "▁" before it.
+            if self.config.do_train and self.config.init_checkpoint:
+                warn_if_joined_characters(spm_model_file, proto)
             proto = without_dummy_prefix(proto)
         tokenizer = AlbertTextTokenizer(proto=proto, do_lower_case=info.do_lower_case)
         return WordPieceAligner(tokenizer, info.max_seq_length, info.label_all_pieces)
@@ -218,6 +224,21 @@ def warn_if_characters(sentences: TaggedSentences) -> None:
             "file (--character_level)?",
             sentences.path,
             100 * characters / len(tokens),
+        )
+
+
+def warn_if_joined_characters(spm_model_file: str, proto: bytes) -> None:
+    """Logs a hint when the tokenizer joins CJK characters into pieces: the encoder was
+    pretrained on those pieces, while a character-level tagger reads one piece per character
+    (ids that running text gave it far less often)."""
+    share = joined_cjk_share(proto)
+    if share > 0:
+        logging.warning(
+            "%s: %.0f%% of its CJK pieces join characters, which a character-level tagger never "
+            "reads; a tokenizer trained with --cjk_character_pieces gives pretraining the "
+            "tagger's ids (docs/tagging.md).",
+            spm_model_file,
+            100 * share,
         )
 
 
