@@ -64,7 +64,6 @@ from albert_tf.tokenization.model_proto import read_model_proto, validate_albert
 from albert_tf.tokenization.piece_spelling import PieceSpeller, normal_score_range
 from albert_tf.tokenization.segmentation_report import compare_segmentations
 from albert_tf.tokenization.train import normalized_lines
-from albert_tf.tokenization.unspaced_scripts import set_apart_cjk
 
 _Piece = sentencepiece_model_pb2.ModelProto.SentencePiece
 # How much a new piece outscores the old pieces that spell its string.
@@ -80,7 +79,6 @@ _SHAPE_SETTINGS = (
     "split_digits",
     "treat_whitespace_as_suffix",
     "allow_whitespace_only_pieces",
-    "pretokenization_delimiter",  # `cjk_character_pieces`: candidates keep characters apart.
 )
 # SentencePiece's own normalization rules: candidates can be trained under these only.
 BUILT_IN_RULES = ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf", "identity")
@@ -310,8 +308,6 @@ def _train_candidates(
         if piece.type in kinds and piece.piece not in ("<pad>", "<unk>"):
             kinds[piece.type].append(piece.piece)
     reserved = 2 + len(kinds[_Piece.CONTROL]) + len(kinds[_Piece.USER_DEFINED])
-    if trainer.pretokenization_delimiter:
-        lines = (set_apart_cjk(line, trainer.pretokenization_delimiter) for line in lines)
     writer = io.BytesIO()
     spm.set_random_generator_seed(seed)
     try:

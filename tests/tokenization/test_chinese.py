@@ -4,11 +4,15 @@ news sentences and on hand-made cases; what NFKD does to CJK text is pinned here
 
 from __future__ import annotations
 
+import sentencepiece as spm
 import tensorflow as tf
 
+from albert_tf.tokenization.model_proto import UNK_ID, joined_cjk_share, without_dummy_prefix
 from albert_tf.tokenization.normalize import normalize_text, normalize_text_tf
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
-from tests.conftest import CHINESE_DATA
+from albert_tf.tokenization.train import train_sentencepiece
+from albert_tf.tokenization.unspaced_scripts import has_unspaced
+from tests.conftest import CHINESE_DATA, CHINESE_VOCAB_SIZE
 
 # (raw, normalized): what ALBERT's normalization (NFKD, combining marks dropped, lowercase)
 # does to CJK text; docs/chinese.md lists the same.
@@ -48,26 +52,12 @@ def test_in_graph_normalization_and_ids_equal_the_python_ones(chinese_model_file
     assert sum(map(len, graph_ids)) > 10_000  # real text: thousands of pieces
 
 
-def test_cjk_character_pieces_give_running_text_the_tagger_ids(chinese_corpus, tmp_path):
+def test_cjk_character_pieces_give_running_text_the_tagger_ids(
+    chinese_corpus, chinese_model_file, tmp_path
+):
     """With `cjk_character_pieces` no piece spans two CJK characters, so a sentence encodes to
     exactly the ids a character-level tagger reads, one character at a time; the default
     vocabulary joins characters into pieces (what pretraining read, the tagger never did)."""
-    import sentencepiece as spm
-
-    from albert_tf.tokenization.model_proto import UNK_ID, joined_cjk_share, without_dummy_prefix
-    from albert_tf.tokenization.train import train_sentencepiece
-    from albert_tf.tokenization.unspaced_scripts import has_unspaced
-
-    def train(name, **options):
-        return train_sentencepiece(
-            [chinese_corpus],
-            str(tmp_path / name),
-            vocab_size=2000,
-            character_coverage=0.9995,
-            hard_vocab_limit=False,  # Characters set apart leave fewer candidate pieces.
-            **options,
-        )
-
     sentences = _chinese_lines()[:50]
 
     def running_and_per_character(model_file):
@@ -88,15 +78,22 @@ def test_cjk_character_pieces_give_running_text_the_tagger_ids(chinese_corpus, t
             pairs.append((ids, per_character))
         return pairs
 
-    split = train("split", cjk_character_pieces=True)
+    split = train_sentencepiece(
+        [chinese_corpus],
+        str(tmp_path / "split"),
+        vocab_size=CHINESE_VOCAB_SIZE,
+        character_coverage=0.9995,
+        cjk_character_pieces=True,
+        hard_vocab_limit=False,  # Characters set apart leave fewer candidate pieces.
+    )
     processor = spm.SentencePieceProcessor(model_file=split)
     pieces = [processor.id_to_piece(i) for i in range(processor.get_piece_size())]
     assert not [p for p in pieces if sum(map(has_unspaced, p)) > 1]
     assert any(len(p) > 1 and p.isascii() and p.isalpha() for p in pieces)  # Latin stays whole
     assert all(ids == chars for ids, chars in running_and_per_character(split))
-    joined_file = train("joined")
-    joined = running_and_per_character(joined_file)
+    # `chinese_model_file`: the same corpus and size, characters joined.
+    joined = running_and_per_character(chinese_model_file)
     # What `tag --character_level` warns of when fine-tuning an encoder from the tokenizer.
-    with open(split, "rb") as one, open(joined_file, "rb") as other:
+    with open(split, "rb") as one, open(chinese_model_file, "rb") as other:
         assert joined_cjk_share(one.read()) == 0 < joined_cjk_share(other.read())
     assert sum(len(ids) for ids, _ in joined) < 0.95 * sum(len(chars) for _, chars in joined)
