@@ -3,8 +3,9 @@
 Streaming, with bounded memory: documents are read lazily and grouped into batches of
 about `batch_characters` characters; each batch is tokenized (SentencePiece's C++ batch
 encoder), cut into instances, masked and serialized with vectorized NumPy, and framed as
-TFRecords, all inside a worker process when `parallelism > 1`. At most `2 * parallelism`
-batches are in flight. The main process only shuffles and writes: every record goes to a
+TFRecords, all inside a worker process when `parallelism > 1` (no more workers than batches:
+one batch is processed in the main process). At most `2 * parallelism` batches are in
+flight. The main process only shuffles and writes: every record goes to a
 random shard, and each shard has a bounded shuffle buffer (`shuffle_buffer_size` records
 in total), so no list of the whole corpus's instances ever exists.
 
