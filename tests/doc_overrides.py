@@ -55,6 +55,7 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
         "num_warmup_steps": Cap(1),
         "save_checkpoints_steps": Cap(2),
         "max_eval_steps": Cap(2),
+        "eval_batch_size": Cap(8),
         "log_every_steps": Cap(1),
         "shuffle_buffer_size": Cap(100),
         "new_rows_only_steps": Cap(1, if_absent=False),  # Needs --new_rows_from.
@@ -64,7 +65,13 @@ SIZE_FLAGS: dict[str, dict[str, Cap | bool | str]] = {
         "albert_config_file": TINY_PRESET,
     },
     "classify": _FINETUNE,
-    "span-qa": {**_FINETUNE, "doc_stride": Cap(32), "max_query_length": Cap(16)},
+    "span-qa": {
+        **_FINETUNE,
+        # Questions, each of several windows: 64 of SQuAD's are 855 windows, 53 steps.
+        "max_train_examples": Cap(8),
+        "doc_stride": Cap(32),
+        "max_query_length": Cap(16),
+    },
     "choice": {**_FINETUNE, "max_qa_length": Cap(32)},
     "tag": _FINETUNE,
     "experiment": {

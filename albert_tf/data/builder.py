@@ -3,8 +3,9 @@
 Streaming, with bounded memory: documents are read lazily and grouped into batches of
 about `batch_characters` characters; each batch is tokenized (SentencePiece's C++ batch
 encoder), cut into instances, masked and serialized with vectorized NumPy, and framed as
-TFRecords, all inside a worker process when `parallelism > 1`. At most `2 * parallelism`
-batches are in flight. The main process only shuffles and writes: every record goes to a
+TFRecords, all inside a worker process when `parallelism > 1` (no more workers than batches:
+one batch is processed in the main process). At most `2 * parallelism` batches are in
+flight. The main process only shuffles and writes: every record goes to a
 random shard, and each shard has a bounded shuffle buffer (`shuffle_buffer_size` records
 in total), so no list of the whole corpus's instances ever exists.
 
@@ -459,17 +460,26 @@ def _tasks(
 def _results(
     options: BuilderOptions, encoder: SentenceEncoder, dedup_counts: collections.Counter
 ) -> Iterator[tuple]:
-    """Batch results in input order; up to 2 * parallelism batches in flight."""
-    if options.parallelism == 1:
-        for documents, dupe, batch_key in _tasks(options, dedup_counts):
+    """Batch results in input order; up to 2 * parallelism batches in flight.
+
+    No more workers than batches: an input of one batch (a small corpus, one pass) is
+    processed here, without starting worker processes (each imports the builder and loads the
+    tokenizer and word segmenter, seconds of CPU for nothing to share).
+    """
+    tasks = _tasks(options, dedup_counts)
+    first = list(itertools.islice(tasks, options.parallelism))
+    workers = min(options.parallelism, len(first))
+    tasks = itertools.chain(first, tasks)
+    if workers <= 1:
+        for documents, dupe, batch_key in tasks:
             yield process_document_batch(encoder, options, documents, dupe, batch_key)
         return
     context = multiprocessing.get_context("spawn")  # fork is unsafe once TF threads exist
-    with context.Pool(options.parallelism, _init_worker, (options,)) as pool:
+    with context.Pool(workers, _init_worker, (options,)) as pool:
         pending: collections.deque = collections.deque()
-        for task in _tasks(options, dedup_counts):
+        for task in tasks:
             pending.append(pool.apply_async(_run_in_worker, (task,)))
-            if len(pending) >= 2 * options.parallelism:
+            if len(pending) >= 2 * workers:
                 yield pending.popleft().get()
         while pending:
             yield pending.popleft().get()

@@ -56,7 +56,9 @@ class _KerasParts:
         self.encoder = encoder
         # The encoder's forward pass (one trace for every signature that calls it).
         self.encode = tf.function(
-            lambda inputs: encoder(inputs, training=False), input_signature=[_IDS_DICT_SPEC]
+            lambda inputs: encoder(inputs, training=False),
+            input_signature=[_IDS_DICT_SPEC],
+            autograph=False,
         )
         if compiled_serving:
             self.encode = compiled_for_one_row(self.encode, [_IDS_DICT_SPEC])
@@ -138,7 +140,7 @@ class AlbertServingModule(tf.Module):
             self.fill_mask = None
 
     # -- functions (each one a signature, or callable on the loaded object) --
-    @tf.function(input_signature=[_IDS_SPEC, _IDS_SPEC, _IDS_SPEC])
+    @tf.function(input_signature=[_IDS_SPEC, _IDS_SPEC, _IDS_SPEC], autograph=False)
     def serve(self, input_word_ids, input_mask, input_type_ids):
         """Encoder inputs -> `sequence_output`, `pooled_output`."""
         return self._encode_ids(
@@ -149,7 +151,9 @@ class AlbertServingModule(tf.Module):
             }
         )
 
-    @tf.function(input_signature=[_TEXT_SPEC, _TEXT_SPEC, tf.TensorSpec([], tf.int32)])
+    @tf.function(
+        input_signature=[_TEXT_SPEC, _TEXT_SPEC, tf.TensorSpec([], tf.int32)], autograph=False
+    )
     def encode(self, text_a, text_b, seq_length):
         """Texts (pairs; empty `text_b` = single) at a given length -> inputs and outputs."""
         checks = [
@@ -171,17 +175,17 @@ class AlbertServingModule(tf.Module):
         )
         return {**inputs, **self._encode_ids(inputs)}
 
-    @tf.function(input_signature=[_TEXT_SPEC])
+    @tf.function(input_signature=[_TEXT_SPEC], autograph=False)
     def encode_text(self, text_a):
         """Single sentences at the export `seq_length`."""
         return self.encode(text_a, tf.fill(tf.shape(text_a), ""), self._default_seq_length)
 
-    @tf.function(input_signature=[_TEXT_SPEC, _TEXT_SPEC])
+    @tf.function(input_signature=[_TEXT_SPEC, _TEXT_SPEC], autograph=False)
     def encode_text_pair(self, text_a, text_b):
         """Sentence pairs at the export `seq_length`."""
         return self.encode(text_a, text_b, self._default_seq_length)
 
-    @tf.function(input_signature=[_TEXT_SPEC])
+    @tf.function(input_signature=[_TEXT_SPEC], autograph=False)
     def fill_mask(self, text):
         """Texts with `[MASK]` -> top-k pieces and probabilities per mask."""
         inputs = pack_segments(

@@ -48,6 +48,7 @@ def traced_once(
         functions[key] = tf.function(
             lambda *inputs: body(featurizer_ref(), *inputs),
             input_signature=list(input_signature),
+            autograph=False,
         )
     return functions[key]
 

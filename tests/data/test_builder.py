@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from albert_tf.data import builder
 from albert_tf.data.builder import (
     BuilderOptions,
     build_pretraining_data,
@@ -92,6 +93,23 @@ def test_deterministic_across_runs_and_parallelism(built, tmp_path, small_corpus
     other_seed = tmp_path / "seed"
     build_pretraining_data(_options(small_corpus, small_model_file, other_seed, random_seed=1))
     assert _files(other_seed) != _files(output_dir)
+
+
+def test_one_batch_starts_no_worker(tmp_path, small_corpus, small_model_file, monkeypatch):
+    """A single batch (one pass over a small corpus) is processed in this process: worker
+    processes would cost their start-up and gain nothing."""
+    one_pass = tmp_path / "one_pass"
+    build_pretraining_data(_options(small_corpus, small_model_file, one_pass, dupe_factor=1))
+    monkeypatch.setattr(builder.multiprocessing, "get_context", _no_workers)
+    again = tmp_path / "again"
+    build_pretraining_data(
+        _options(small_corpus, small_model_file, again, dupe_factor=1, parallelism=2)
+    )
+    assert _files(again) == _files(one_pass)
+
+
+def _no_workers(method):
+    raise AssertionError("started worker processes for one batch")
 
 
 def test_existing_output_is_refused_then_overwritten(

@@ -158,13 +158,13 @@ class _Reusable(SavedRoot):
 
 
 class _Encoder(_Reusable):
-    @tf.function
+    @tf.function(autograph=False)
     def __call__(self, inputs, training=False):
         return self.outputs(inputs, training)
 
 
 class _MaskedLM(_Reusable):
-    @tf.function
+    @tf.function(autograph=False)
     def __call__(self, inputs, training=False):
         outputs = self.outputs(inputs, training)
         positions = inputs[_POSITIONS]
@@ -207,7 +207,7 @@ class TfHubEncoder(_Encoder):
             return {name: outputs[name] for name in ("pooled_output", "sequence_output", "default")}
 
         signatures = {
-            "serving_default": tf.function(serve).get_concrete_function(
+            "serving_default": tf.function(serve, autograph=False).get_concrete_function(
                 *[_INPUT_SPECS[name] for name in INPUT_NAMES]
             )
         }
@@ -219,7 +219,7 @@ class TfHubEncoder(_Encoder):
                 return {"mlm_logits": self.mlm(ids)["mlm_logits"]}
 
             specs = [_INPUT_SPECS[name] for name in INPUT_NAMES]
-            signatures["mlm"] = tf.function(mlm).get_concrete_function(
+            signatures["mlm"] = tf.function(mlm, autograph=False).get_concrete_function(
                 *specs, tf.TensorSpec([None, None], tf.int32, name=_POSITIONS)
             )
         return signatures

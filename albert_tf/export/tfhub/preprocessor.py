@@ -74,11 +74,11 @@ class _Tokenize(tf.Module):
             "mask_id": MASK_ID,
         }
 
-    @tf.function(input_signature=[_TEXT_SPEC])
+    @tf.function(input_signature=[_TEXT_SPEC], autograph=False)
     def __call__(self, sentences):
         return self._keras.text_tokenizer(sentences)
 
-    @tf.function(input_signature=[])
+    @tf.function(input_signature=[], autograph=False)
     def get_special_tokens_dict(self):
         return {name: tf.constant(value, tf.int32) for name, value in self._special_tokens.items()}
 
@@ -93,7 +93,7 @@ class _BertPackInputs(tf.Module):
     def __init__(self, default_seq_length: int, max_seq_length: int):
         super().__init__(name="bert_pack_inputs")
 
-        @tf.function
+        @tf.function(autograph=False)
         def call(inputs, seq_length=default_seq_length):
             segments = list(inputs) if isinstance(inputs, list | tuple) else [inputs]
             return bert_pack_inputs(segments, seq_length, max_seq_length)
@@ -164,7 +164,7 @@ class TfHubPreprocessor(tf.Module):
         self._seq_length = seq_length
         self._max_seq_length = max_seq_length
 
-    @tf.function(input_signature=[_TEXT_SPEC])
+    @tf.function(input_signature=[_TEXT_SPEC], autograph=False)
     def __call__(self, sentences):
         # (`self.bert_pack_inputs` is callable only once restored: its `__call__` is an
         # instance attribute.)
