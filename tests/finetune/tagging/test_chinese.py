@@ -71,6 +71,12 @@ def test_character_level_files_are_tokenized_as_running_text(ner_dir, chinese_mo
     assert pieces[False] - 2 * windows[False] > 1.5 * sentences.num_words
     warn_if_characters(sentences)
     assert "is it a character-level file (--character_level)?" in caplog.text
+    assert "join characters" not in caplog.text
+    # Fine-tuning an encoder pretrained on pieces that join characters: a hint to retrain
+    # the tokenizer with --cjk_character_pieces.
+    fine_tuning = TaggingTask(TaggingConfig(data_dir=ner_dir, init_checkpoint="encoder.keras"))
+    fine_tuning.featurizer(chinese_model_file, _info(True))
+    assert "of its CJK pieces join characters" in caplog.text
 
 
 class _PieceIdTagger(keras.Model):
