@@ -51,7 +51,7 @@ flags.DEFINE_bool(
     "Every CJK character (ideographs, kana, CJK punctuation) is a piece of its own, as in "
     "Chinese BERT: pretraining then reads the ids a character-level tagger "
     "(tag --character_level) reads. The vocabulary holds at most the distinct characters "
-    "plus the other scripts' pieces (about 6,000 on 3 M Chinese characters).",
+    "plus the other scripts' pieces (about 5,700 on 3 M Chinese characters).",
 )
 flags.mark_flags_as_required(["input_files", "model_prefix"])
 

@@ -17,7 +17,7 @@ import os
 from sentencepiece import sentencepiece_model_pb2
 
 from albert_tf.errors import MissingInputError, UserError
-from albert_tf.tokenization.unspaced_scripts import CJK_RANGES, code_points
+from albert_tf.tokenization.unspaced_scripts import cjk_count
 
 ALBERT_ID_LAYOUT = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
 PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = range(len(ALBERT_ID_LAYOUT))
@@ -116,11 +116,6 @@ def without_dummy_prefix(data: bytes) -> bytes:
 def joined_cjk_share(data: bytes) -> float:
     """Share of the model's CJK pieces that join two or more CJK characters (0 for a model
     trained with `cjk_character_pieces`): pieces a character-level tagger never reads."""
-    lengths = []
-    for piece in parse_model_proto(data).pieces:
-        codes = code_points(piece.piece)
-        lengths.append(
-            sum(int(((codes >= low) & (codes <= high)).sum()) for low, high in CJK_RANGES)
-        )
-    cjk = [length for length in lengths if length]
-    return sum(length > 1 for length in cjk) / max(len(cjk), 1)
+    counts = [cjk_count(piece.piece) for piece in parse_model_proto(data).pieces]
+    cjk = [count for count in counts if count]
+    return sum(count > 1 for count in cjk) / max(len(cjk), 1)

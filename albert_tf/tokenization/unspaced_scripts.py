@@ -64,6 +64,11 @@ def set_apart_cjk(text: str, delimiter: str) -> str:
     return _CJK_PATTERN.sub(delimiter + r"\1" + delimiter, text)
 
 
+def cjk_count(text: str) -> int:
+    """How many CJK characters (`CJK_RANGES`) `text` holds."""
+    return len(_CJK_PATTERN.findall(text))
+
+
 def unspaced(codes: np.ndarray) -> np.ndarray:
     """Bool per code point: it belongs to `UNSPACED_RANGES`."""
     return np.searchsorted(_EDGES, codes, side="right") % 2 == 1
