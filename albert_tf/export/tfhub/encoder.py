@@ -121,11 +121,13 @@ def float32_parts(model) -> tuple[AlbertEncoder, AlbertMaskedLMHead | None]:
 
 
 class _KerasParts:
-    """Holds the Keras objects without the SavedModel tracking them (see the module docstring)."""
+    """Holds the Keras objects without the SavedModel tracking them (see the module docstring),
+    and the root's `__call__`, which `mlm` calls (tracked by the root only)."""
 
     def __init__(self, encoder: AlbertEncoder, head: AlbertMaskedLMHead | None):
         self.encoder = encoder
         self.head = head
+        self.root_call = None
 
 
 class _Reusable(SavedRoot):
@@ -145,6 +147,12 @@ class _Reusable(SavedRoot):
         self.track_variables(v for function in functions for v in function.variables)
         self.regularization_losses = []
 
+
+class _Encoder(_Reusable):
+    @tf.function(autograph=False)
+    def __call__(self, inputs, training=False):
+        return self.outputs(inputs, training)
+
     def outputs(self, inputs: dict[str, tf.Tensor], training: bool) -> dict:
         outputs = self._keras.encoder(
             {name: inputs[name] for name in INPUT_NAMES}, training=training
@@ -157,16 +165,15 @@ class _Reusable(SavedRoot):
         }
 
 
-class _Encoder(_Reusable):
-    @tf.function(autograph=False)
-    def __call__(self, inputs, training=False):
-        return self.outputs(inputs, training)
-
-
 class _MaskedLM(_Reusable):
+    """The root's outputs plus `mlm_logits`: it calls the root's `__call__`, whose traces are
+    made first, so that the encoder is traced once per `training`, not again here."""
+
     @tf.function(autograph=False)
     def __call__(self, inputs, training=False):
-        outputs = self.outputs(inputs, training)
+        outputs = self._keras.root_call(
+            {name: inputs[name] for name in INPUT_NAMES}, training=training
+        )
         positions = inputs[_POSITIONS]
         return {**outputs, "mlm_logits": self._keras.head(outputs["sequence_output"], positions)}
 
@@ -185,6 +192,7 @@ class TfHubEncoder(_Encoder):
         super().__init__(_KerasParts(encoder, head), _INPUT_SPECS)
         self.sp_model_file = tf.saved_model.Asset(os.path.abspath(spm_model_file))
         if head is not None:
+            self._keras.root_call = self.__call__
             self.mlm = _MaskedLM(
                 self._keras,
                 {

@@ -56,27 +56,37 @@ def hub_pretrainer() -> AlbertPretrainer:
 
 
 @pytest.fixture(scope="module")
-def hub_export(tmp_path_factory, hub_pretrainer, tiny_model_file) -> tuple[pathlib.Path, set, list]:
-    """(export dir, the model's chains after the export, the encoder SavedModel's root) of a
-    model holding the fused kernels' chains, as training on a CPU leaves it; the model then gets
-    the plain ones back."""
+def hub_export(
+    tmp_path_factory, hub_pretrainer, tiny_model_file
+) -> tuple[pathlib.Path, set, list, list]:
+    """(export dir, the model's chains after the export, the encoder SavedModel's root, the
+    `training` of each trace of a Keras encoder) of a model holding the fused kernels' chains,
+    as training on a CPU leaves it; the model then gets the plain ones back."""
     export_dir = tmp_path_factory.mktemp("tfhub") / "albert"
-    roots = []
+    roots, encoder_traces = [], []
 
     class RecordedRoot(hub_encoder.TfHubEncoder):
         def __init__(self, *args):
             super().__init__(*args)
             roots.append(self)
 
+    def traced_call(encoder, inputs, training=None, **kwargs):
+        if not tf.executing_eagerly():
+            encoder_traces.append(training)
+        return encoder_call(encoder, inputs, training=training, **kwargs)
+
+    encoder_call = AlbertEncoder.call
+
     use_chains(hub_pretrainer, FUSED_CHAINS)
     try:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(hub_encoder, "TfHubEncoder", RecordedRoot)
+            patch.setattr(AlbertEncoder, "call", traced_call)
             export_tfhub(str(export_dir), ExportSource(hub_pretrainer, tiny_model_file), SEQ_LENGTH)
         kept = {layer.chains for layer in chain_layers(hub_pretrainer)}
     finally:
         use_chains(hub_pretrainer, PLAIN)
-    return export_dir, kept, roots
+    return export_dir, kept, roots, encoder_traces
 
 
 @pytest.fixture(scope="module")
@@ -301,14 +311,16 @@ def _compiled_functions(saved_model_dir: str) -> list[str]:
 
 
 def test_the_save_keeps_the_traces_made_for_it(hub_export):
-    """`__call__(inputs, training)` traced once per `training`, not again by the save."""
+    """`__call__(inputs, training)` traced once per `training`, not again by the save; `mlm`
+    calls those traces instead of tracing the encoder again."""
     (root,) = hub_export[2]
     assert root.__call__.experimental_get_tracing_count() == 2
     assert root.mlm.__call__.experimental_get_tracing_count() == 2
+    assert sorted(hub_export[3]) == [False, True]
 
 
 def test_encoder_is_traced_on_the_plain_chains(hub_export):
     """A model trained with the fused kernels exports the plain graph, and keeps its chains."""
-    hub_dir, kept, _ = hub_export
+    hub_dir, kept, *_ = hub_export
     assert kept == {FUSED_CHAINS}
     assert _compiled_functions(str(hub_dir / "encoder")) == []
