@@ -30,7 +30,7 @@ def distributed_eval_function(
     """`eval(features) -> metric sums` of one distributed eval batch, summed over replicas."""
     replica_eval_step = make_replica_eval_step(model, jit_compile)
 
-    @tf.function
+    @tf.function(autograph=False)
     def eval_function(features):
         per_replica = strategy.run(replica_eval_step, args=(features,))
         return strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica, axis=None)

@@ -5,13 +5,9 @@ autograph=False)`)."""
 
 from __future__ import annotations
 
-import contextlib
-from unittest import mock
-
 import keras
 import pytest
 import tensorflow as tf
-from tensorflow.python.autograph.impl import api as autograph_api
 
 from albert_tf.config import AlbertConfig
 from albert_tf.export.serving_module import AlbertServingModule
@@ -21,16 +17,7 @@ from albert_tf.finetune.datasets import traced_once
 from albert_tf.models import AlbertEncoder, AlbertPretrainer
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.conftest import TINY_ALBERT
-
-
-@contextlib.contextmanager
-def _no_autograph():
-    """Fails if a function traced inside is converted by AutoGraph."""
-    with mock.patch.object(
-        autograph_api, "converted_call", wraps=autograph_api.converted_call
-    ) as converted:
-        yield
-    assert not converted.called, f"AutoGraph converted {converted.call_args_list[0].args[0]}"
+from tests.no_autograph import no_autograph
 
 
 @pytest.fixture(scope="module")
@@ -46,13 +33,13 @@ def test_serving_module_signatures_trace_without_autograph(pretrainer, tiny_mode
         seq_length=16,
         masked_lm_head=pretrainer.masked_lm_head,
     )
-    with _no_autograph():
+    with no_autograph():
         for function in module.signatures().values():
             function.get_concrete_function()
 
 
 def test_tfhub_functions_trace_without_autograph(pretrainer, tiny_model_file):
-    with _no_autograph():
+    with no_autograph():
         preprocessor = TfHubPreprocessor(tiny_model_file, seq_length=16, max_seq_length=32)
         preprocessor.__call__.get_concrete_function()
         preprocessor.tokenize.__call__.get_concrete_function()
@@ -63,5 +50,5 @@ def test_featurizer_traces_without_autograph(tiny_model_file):
     featurize = traced_once(
         AlbertTextFeatures(tiny_model_file, seq_length=16), [tf.TensorSpec([None], tf.string)]
     )
-    with _no_autograph():
+    with no_autograph():
         featurize.get_concrete_function()

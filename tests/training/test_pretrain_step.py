@@ -1,5 +1,5 @@
 """The train step: accumulation equals one big batch, XLA computes what the graph does (train
-and eval steps), metric sums."""
+and eval steps), the steps trace without AutoGraph, metric sums."""
 
 from __future__ import annotations
 
@@ -13,12 +13,14 @@ from albert_tf.models.pretrainer import AlbertPretrainer
 from albert_tf.training.new_rows import NewRowsOnly
 from albert_tf.training.optimizer_all_reduce import disable_optimizer_all_reduce
 from albert_tf.training.optimizers import create_optimizer
+from albert_tf.training.pretrain_evaluation import distributed_eval_function
 from albert_tf.training.pretrain_step import (
     make_replica_eval_step,
     make_replica_train_step,
     make_train_function,
     metrics_from_sums,
 )
+from tests.no_autograph import no_autograph
 
 BATCH = 8
 FIRST_NEW_ROW = 48  # The tiny model's last 16 pieces play a grown vocabulary's new ones.
@@ -95,6 +97,19 @@ def test_jit_compiled_steps_match_the_graph_steps(train, one_batch_run):
     for expected, actual in zip(weights, jit_weights, strict=True):
         np.testing.assert_allclose(actual, expected, rtol=1e-3, atol=1e-5)
     np.testing.assert_allclose(jit_eval_sums, eval_sums, rtol=1e-4)
+
+
+@pytest.mark.slow  # Traces and runs a pretraining step.
+def test_steps_trace_without_autograph(train, make_features, tiny_albert):
+    """The train function (its loop, micro-batches and new-rows phase) and the eval steps."""
+    with no_autograph():
+        train(accumulation_steps=2, steps=1)
+    config = AlbertConfig.from_dict({**tiny_albert, "num_hidden_layers": 1})
+    evaluate = distributed_eval_function(
+        AlbertPretrainer(AlbertEncoder(config)), tf.distribute.get_strategy(), jit_compile=False
+    )
+    with no_autograph():
+        evaluate.get_concrete_function(next(_batches(make_features, 1)))
 
 
 def test_metrics_from_sums():
