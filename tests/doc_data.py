@@ -24,7 +24,7 @@ import json
 import os
 import pathlib
 
-SLICE_BYTES = 32_000
+SLICE_BYTES = 16_000
 # The pretraining corpora: SentencePiece needs ~500 KB of WikiText for 8000 pieces, ~200 KB
 # of Chinese text (docs/chinese/prepare_text.py joins both Chinese datasets).
 CORPUS_SLICE_BYTES = {"wikitext-2-raw": 600_000, "chinese": 250_000}

@@ -37,7 +37,7 @@ class FirstItem:
 TINY_PRESET = "albert_tiny"
 _FINETUNE = {
     "num_train_epochs": Cap(1),
-    "max_train_examples": Cap(64),
+    "max_train_examples": Cap(32),
     "train_batch_size": Cap(16),
     "eval_batch_size": Cap(32),
     "max_seq_length": Cap(64),
