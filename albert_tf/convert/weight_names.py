@@ -21,7 +21,7 @@ Layout facts the table encodes:
     keys carry the `albert.` prefix, like a pretrainer's.
 
 Only `sharing="all_shared"` has original/HF counterparts (group g, inner block
-j); other sharing modes raise `ValueError`.
+j); other sharing modes raise `UserError`.
 
 Example:
 >>> encoder = AlbertEncoder(AlbertConfig.preset("albert_tiny"))

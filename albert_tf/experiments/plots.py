@@ -1,5 +1,6 @@
 """PNG figures with matplotlib (the `paper` extra): learning curves, parameters vs
-accuracy, and the layer-transition figure (the paper's Figure 2)."""
+accuracy, the layer-transition figure (the paper's Figure 2), and scores against label
+budgets (benchmarks/label_budgets.py)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,37 @@ def plot_parameters_vs_accuracy(rows: Sequence[dict], title: str, path: str) -> 
         axis.set_ylabel(label)
         axis.grid(alpha=0.3)
     figure.suptitle(title)
+    _save(figure, path)
+
+
+def plot_label_budgets(
+    curves: dict[str, Sequence[tuple[int, float, float]]], metric: str, title: str, path: str
+) -> None:
+    """A dev score against the number of labeled training examples: one line per model, each
+    point `(examples, mean, standard deviation over seeds)` (a baseline: deviation 0)."""
+    plt = _pyplot()
+    figure, axis = plt.subplots(figsize=(6.5, 4.2))
+    for index, (name, points) in enumerate(curves.items()):
+        examples, means, stds = zip(*points, strict=True)
+        dashed = not any(stds)
+        axis.errorbar(
+            examples,
+            means,
+            yerr=stds,
+            fmt="s--" if dashed else "o-",
+            capsize=3,
+            color=_color(index),
+            label=name,
+        )
+    axis.set_xscale("log")
+    axis.minorticks_off()
+    axis.set_xticks(sorted({e for points in curves.values() for e, _, _ in points}))
+    axis.get_xaxis().set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,.0f}"))
+    axis.set_xlabel("labeled training examples (log scale)")
+    axis.set_ylabel(f"{metric} (mean ± sd over seeds)")
+    axis.grid(alpha=0.3)
+    axis.legend(fontsize=8)
+    axis.set_title(title)
     _save(figure, path)
 
 
