@@ -3,14 +3,14 @@
 For each budget (the first N training examples) and each encoder (random init, pretrained, ...),
 runs one `albert-tf` fine-tuning command with `--seeds`, and the task's classic baseline
 (benchmarks/classic_baselines.py) on the same N examples; writes the table (mean ± sample
-standard deviation over the seeds) and a plot. Pretraining should pay most where labels are few.
+standard deviation over the seeds) and a plot: where pretraining pays, and by how much.
 
 A finished run (its `seeds.json` exists) is read, not run again, so a killed benchmark resumes
 where it stopped. Flags after `--` go to every fine-tuning command unchanged.
 
 Example (docs/tagging.md, section "Label budgets"):
     python benchmarks/label_budgets.py --command=tag --baseline=peopledaily \\
-        --budgets=500,2000,8000 --epochs=500:8,2000:4,8000:2 --seeds=1,2,3 --metric=dev/f1 \\
+        --budgets=500,2000,8000 --epochs=500:16,2000:4,8000:2 --seeds=1,2,3 --metric=dev/f1 \\
         --encoder=random=--albert_config_file=zh/char_h128.json \\
         --encoder=pretrained=--init_checkpoint=zh/pretrain_char/encoder.keras \\
         --output_dir=zh/budgets -- --spm_model_file=zh/zhc5k.model \\
@@ -39,35 +39,20 @@ from albert_tf.experiments.plots import plot_label_budgets
 COMMANDS = ("classify", "tag", "choice")
 
 
-def _pairs(values: Sequence[str], flag: str) -> dict[str, str]:
-    """`NAME=VALUE` strings as a dict, in order (`--encoder`)."""
+def _pairs(values: Sequence[str], separator: str, flag: str) -> dict[str, str]:
+    """`KEY<separator>VALUE` strings as a dict, in order (`--encoder`, `--epochs`)."""
     pairs = {}
     for value in values:
-        name, sep, rest = value.partition("=")
-        if not sep or not name:
-            raise SystemExit(f"error: {flag}={value!r}: expected NAME=FLAGS")
-        pairs[name] = rest
+        key, sep, rest = value.partition(separator)
+        if not sep or not key or not rest:
+            raise ValueError(f"{flag}: {value!r} is not KEY{separator}VALUE")
+        pairs[key] = rest
     return pairs
-
-
-def _epochs(value: str, budgets: Sequence[int]) -> dict[int, str]:
-    """`--epochs=500:8,2000:4`: epochs per budget (others: the command's flags decide)."""
-    epochs = {}
-    for item in filter(None, (part.strip() for part in value.split(","))):
-        budget, sep, count = item.partition(":")
-        if not sep or int(budget) not in budgets:
-            raise SystemExit(f"error: --epochs item {item!r}: expected BUDGET:EPOCHS of a budget")
-        epochs[int(budget)] = count
-    return epochs
-
-
-def run_dir(output_dir: str, encoder: str, budget: int) -> str:
-    return os.path.join(output_dir, encoder, str(budget))
 
 
 def finetune(args: argparse.Namespace, encoder: str, budget: int) -> dict:
     """One encoder at one budget over every seed (or the finished run's `seeds.json`)."""
-    directory = run_dir(args.output_dir, encoder, budget)
+    directory = os.path.join(args.output_dir, encoder, str(budget))
     summary_file = os.path.join(directory, "seeds.json")
     if not os.path.exists(summary_file):
         command = [
@@ -149,11 +134,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     args.common = common
     try:
+        args.encoders = _pairs(args.encoder, "=", "--encoder")
+        epochs = _pairs(filter(None, args.epochs.split(",")), ":", "--epochs")
+    except ValueError as error:
+        parser.error(str(error))
+    try:
         args.budgets = [int(budget) for budget in args.budgets.split(",")]
+        args.epochs_for = {int(budget): count for budget, count in epochs.items()}
     except ValueError:
-        parser.error(f"--budgets: {args.budgets!r} is not a list of integers")
-    args.encoders = _pairs(args.encoder, "--encoder")
-    args.epochs_for = _epochs(args.epochs, args.budgets)
+        parser.error(f"--budgets={args.budgets!r} / --epochs={args.epochs!r}: sizes are integers")
+    if set(args.epochs_for) - set(args.budgets):
+        parser.error(f"--epochs: {args.epochs!r} names a size that --budgets does not list")
     if args.baseline and args.baseline not in classic_baselines.TASK_NAMES:
         parser.error(f"--baseline: unknown {args.baseline}")
     return args
