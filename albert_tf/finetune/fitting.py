@@ -7,7 +7,7 @@ about `num_train_epochs` passes with resumable callbacks, and saves the model. W
 in `output_dir` (the driver adds the run files, `albert_tf.export.finetuned_run`):
 
     checkpoints/epoch-NN.weights.h5   weights after each epoch
-    backup/                           `BackupAndRestore`: rerunning resumes an interrupted fit
+    backup/                           `AtomicBackupAndRestore`: rerunning resumes a killed fit
     logs/train                        TensorBoard scalars
     logs/profile/train                `profile_steps`: the profiler trace (Keras' TensorBoard)
     model.keras                       the fine-tuned Keras model (written last, atomically)
@@ -23,6 +23,8 @@ import keras
 import tensorflow as tf
 
 from albert_tf.export.finetuned_run import save_finetuned_model
+from albert_tf.finetune.atomic_backup import AtomicBackupAndRestore
+from albert_tf.finetune.epoch_weights import EpochWeights
 from albert_tf.finetune.finetune_config import FinetuneConfig
 from albert_tf.finetune.scalar_logger import ScalarLogger
 from albert_tf.training.optimizers import create_optimizer
@@ -81,15 +83,8 @@ def finetuning_callbacks(
     gets its own directory (`logs/profile`) beside the `ScalarLogger`'s.
     """
     callbacks = [
-        # A kill while the backup is written leaves it unreadable: keep the previous one too,
-        # which `fit` falls back to (Keras reads the newest, then the `.bkp`).
-        keras.callbacks.BackupAndRestore(
-            os.path.join(output_dir, "backup"), double_checkpoint=True
-        ),
-        keras.callbacks.ModelCheckpoint(
-            os.path.join(output_dir, "checkpoints", "epoch-{epoch:02d}.weights.h5"),
-            save_weights_only=True,
-        ),
+        AtomicBackupAndRestore(os.path.join(output_dir, "backup")),
+        EpochWeights(os.path.join(output_dir, "checkpoints", "epoch-{epoch:02d}.weights.h5")),
         ScalarLogger(os.path.join(output_dir, "logs")),
     ]
     if profile_steps is not None:
