@@ -1,0 +1,43 @@
+"""benchmarks/hf_peer_pretraining.py trains Hugging Face's ALBERT within its budget and writes a
+directory that albert_tf fine-tunes from, computing what the trained torch model computes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from albert_tf.config import AlbertConfig
+from albert_tf.finetune.pretrained_encoder import load_pretrained_encoder
+from tests.conftest import SAMPLE_TEXT, TINY_ALBERT
+from tests.convert.test_hf_without_pooler import assert_sequence_output_is_hf
+
+transformers = pytest.importorskip("transformers")
+peer = pytest.importorskip("benchmarks.hf_peer_pretraining")
+
+
+def test_the_peer_trains_for_its_budget_and_albert_tf_reads_the_result(tmp_path, tiny_model_file):
+    config_file = tmp_path / "albert_config.json"
+    AlbertConfig(**TINY_ALBERT).to_json_file(config_file)
+    output = tmp_path / "peer"
+    peer.main(
+        [
+            f"--train_file={SAMPLE_TEXT}",
+            f"--eval_file={SAMPLE_TEXT}",
+            f"--spm_model_file={tiny_model_file}",
+            f"--albert_config_file={config_file}",
+            "--budget_seconds=0.5",
+            "--calibration_steps=3",
+            "--warmup_steps=4",
+            "--batch_size=4",
+            "--max_seq_length=16",
+            "--eval_blocks=8",
+            f"--output_dir={output}",
+        ]
+    )
+    run = json.loads((output / "peer_pretraining.json").read_text())
+    assert run["steps"] >= 3 and run["held_out_blocks"] == 8
+    assert 0.0 <= run["held_out_masked_lm_accuracy"] <= 1.0
+    trained = transformers.AlbertForMaskedLM.from_pretrained(output)
+    encoder = load_pretrained_encoder(str(output)).encoder
+    assert_sequence_output_is_hf(encoder, trained, seed=1)
