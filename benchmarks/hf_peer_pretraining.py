@@ -16,7 +16,9 @@ The decay needs a step count before the budget is spent: the first `--calibratio
 Writes `OUTPUT_DIR` (atomically) as a Hugging Face model directory: `config.json`,
 `model.safetensors` and the tokenizer files (`spiece.model` among them), which
 `albert-tf classify --init_checkpoint=OUTPUT_DIR` fine-tunes like albert_tf's own encoder,
-and `peer_pretraining.json` (steps, seconds, held-out masked-LM accuracy).
+and `peer_pretraining.json` (steps, seconds, held-out masked-LM accuracy). `--evaluate=DIR,...`
+scores Hugging Face masked-LM directories instead (albert_tf's own pretraining after
+`albert-tf convert --to=hf`) on the same held-out blocks, masked the same way.
 
 Example (docs/finetuning_sst2.md, "A peer at the same budget"):
     python benchmarks/hf_peer_pretraining.py --train_file=wt2/train.txt \\
@@ -76,6 +78,28 @@ def masked_lm_accuracy(
     return correct / max(total, 1)
 
 
+def masked_lm_collator(spm_model_file: str) -> transformers.DataCollatorForLanguageModeling:
+    """run_mlm's masking: 15% of the pieces (80% [MASK], 10% random, 10% kept)."""
+    # The collator needs the special ids only; ALBERT's layout puts them where albert_tf does.
+    return transformers.DataCollatorForLanguageModeling(
+        transformers.AlbertTokenizer(vocab_file=spm_model_file), mlm_probability=0.15
+    )
+
+
+def held_out_blocks(args: argparse.Namespace) -> torch.Tensor:
+    tokenizer = AlbertTokenizer(args.spm_model_file)
+    return text_blocks(args.eval_file, tokenizer, args.max_seq_length)[: args.eval_blocks]
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    """Prints the held-out masked-LM accuracy of each `--evaluate` directory."""
+    blocks, collator = held_out_blocks(args), masked_lm_collator(args.spm_model_file)
+    for directory in args.evaluate.split(","):
+        model = transformers.AlbertForMaskedLM.from_pretrained(directory)
+        accuracy = masked_lm_accuracy(model, blocks, collator, args.batch_size)
+        print(f"{directory}: held-out masked-LM accuracy {accuracy:.3f} ({len(blocks):,} blocks)")
+
+
 def pretrain(args: argparse.Namespace) -> dict:
     """Trains for `args.budget_seconds`; returns the model and the run's figures."""
     torch.manual_seed(args.seed)
@@ -83,13 +107,9 @@ def pretrain(args: argparse.Namespace) -> dict:
     config = AlbertConfig.from_json_file(args.albert_config_file)
     hf_config = transformers.AlbertConfig(**hf_config_dict(config, "AlbertForMaskedLM"))
     model = transformers.AlbertForMaskedLM(hf_config)
-    tokenizer = AlbertTokenizer(args.spm_model_file)
-    # The collator needs the special ids only; ALBERT's layout puts them where albert_tf does.
-    collator = transformers.DataCollatorForLanguageModeling(
-        transformers.AlbertTokenizer(vocab_file=args.spm_model_file), mlm_probability=0.15
-    )
-    train = text_blocks(args.train_file, tokenizer, args.max_seq_length)
-    held_out = text_blocks(args.eval_file, tokenizer, args.max_seq_length)[: args.eval_blocks]
+    collator = masked_lm_collator(args.spm_model_file)
+    train = text_blocks(args.train_file, AlbertTokenizer(args.spm_model_file), args.max_seq_length)
+    held_out = held_out_blocks(args)
     print(f"{len(train):,} training blocks, {len(held_out):,} held out", flush=True)
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay
@@ -143,12 +163,13 @@ def pretrain(args: argparse.Namespace) -> dict:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--train_file", required=True, help="Text, one sentence or line each.")
+    parser.add_argument("--train_file", help="Text, one sentence or line each.")
     parser.add_argument("--eval_file", required=True, help="Held-out text (same format).")
     parser.add_argument("--spm_model_file", required=True)
-    parser.add_argument("--albert_config_file", required=True)
-    parser.add_argument("--output_dir", required=True)
-    parser.add_argument("--budget_seconds", type=float, required=True)
+    parser.add_argument("--albert_config_file")
+    parser.add_argument("--output_dir")
+    parser.add_argument("--budget_seconds", type=float)
+    parser.add_argument("--evaluate", default="", help="DIR,...: score these, train nothing.")
     parser.add_argument("--max_seq_length", type=int, default=64)
     parser.add_argument("--batch_size", type=int, default=64)
     parser.add_argument("--learning_rate", type=float, default=1e-3)
@@ -159,6 +180,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--log_every", type=int, default=500)
     parser.add_argument("--seed", type=int, default=12345)
     args = parser.parse_args(argv)
+    training = ("train_file", "albert_config_file", "output_dir", "budget_seconds")
+    missing = [name for name in training if getattr(args, name) is None]
+    if missing and not args.evaluate:
+        parser.error("training needs --" + ", --".join(missing) + " (or --evaluate=DIR,...)")
     if args.calibration_steps > args.warmup_steps:
         parser.error("--calibration_steps must be within --warmup_steps (before the decay)")
     return args
@@ -166,6 +191,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.evaluate:
+        evaluate(args)
+        return
     run = pretrain(args)
     model = run.pop("model")
     run.update(vars(args))

@@ -1,5 +1,6 @@
 """benchmarks/hf_peer_pretraining.py trains Hugging Face's ALBERT within its budget and writes a
-directory that albert_tf fine-tunes from, computing what the trained torch model computes."""
+directory that albert_tf fine-tunes from, computing what the trained torch model computes;
+`--evaluate` scores a directory on the held-out blocks exactly as training did."""
 
 from __future__ import annotations
 
@@ -16,28 +17,38 @@ transformers = pytest.importorskip("transformers")
 peer = pytest.importorskip("benchmarks.hf_peer_pretraining")
 
 
-def test_the_peer_trains_for_its_budget_and_albert_tf_reads_the_result(tmp_path, tiny_model_file):
+def test_the_peer_trains_for_its_budget_and_albert_tf_reads_the_result(
+    tmp_path, tiny_model_file, capsys
+):
     config_file = tmp_path / "albert_config.json"
     AlbertConfig(**TINY_ALBERT).to_json_file(config_file)
     output = tmp_path / "peer"
+    held_out = [
+        f"--eval_file={SAMPLE_TEXT}",
+        f"--spm_model_file={tiny_model_file}",
+        "--batch_size=4",
+        "--max_seq_length=16",
+        "--eval_blocks=8",
+    ]
     peer.main(
         [
+            *held_out,
             f"--train_file={SAMPLE_TEXT}",
-            f"--eval_file={SAMPLE_TEXT}",
-            f"--spm_model_file={tiny_model_file}",
             f"--albert_config_file={config_file}",
             "--budget_seconds=0.5",
             "--calibration_steps=3",
             "--warmup_steps=4",
-            "--batch_size=4",
-            "--max_seq_length=16",
-            "--eval_blocks=8",
             f"--output_dir={output}",
         ]
     )
     run = json.loads((output / "peer_pretraining.json").read_text())
     assert run["steps"] >= 3 and run["held_out_blocks"] == 8
-    assert 0.0 <= run["held_out_masked_lm_accuracy"] <= 1.0
+    accuracy = run["held_out_masked_lm_accuracy"]
+    assert 0.0 <= accuracy <= 1.0
+    capsys.readouterr()
+    peer.main([*held_out, f"--evaluate={output}"])
+    printed = capsys.readouterr().out
+    assert f"{output}: held-out masked-LM accuracy {accuracy:.3f} (8 blocks)" in printed
     trained = transformers.AlbertForMaskedLM.from_pretrained(output)
     encoder = load_pretrained_encoder(str(output)).encoder
     assert_sequence_output_is_hf(encoder, trained, seed=1)
