@@ -47,8 +47,9 @@ def test_tfhub_functions_trace_without_autograph(pretrainer, tiny_model_file):
 
 
 def test_featurizer_traces_without_autograph(tiny_model_file):
-    featurize = traced_once(
-        AlbertTextFeatures(tiny_model_file, seq_length=16), [tf.TensorSpec([None], tf.string)]
-    )
+    # Held here: traced_once keeps its featurizer through a weak reference only, and a garbage
+    # collection before the trace would leave the traced function without it.
+    featurizer = AlbertTextFeatures(tiny_model_file, seq_length=16)
+    featurize = traced_once(featurizer, [tf.TensorSpec([None], tf.string)])
     with no_autograph():
         featurize.get_concrete_function()
