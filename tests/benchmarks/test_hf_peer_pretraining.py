@@ -35,14 +35,16 @@ def test_the_peer_trains_for_its_budget_and_albert_tf_reads_the_result(
             *held_out,
             f"--train_file={SAMPLE_TEXT}",
             f"--albert_config_file={config_file}",
-            "--budget_seconds=0.5",
+            "--budget_seconds=2",
             "--calibration_steps=3",
             "--warmup_steps=4",
             f"--output_dir={output}",
         ]
     )
     run = json.loads((output / "peer_pretraining.json").read_text())
-    assert run["steps"] >= 3 and run["held_out_blocks"] == 8
+    # Within its budget: a loaded machine may stop it before calibration, never long after.
+    assert run["steps"] >= 1 and run["seconds"] < 2 + 10
+    assert run["held_out_blocks"] == 8
     accuracy = run["held_out_masked_lm_accuracy"]
     assert 0.0 <= accuracy <= 1.0
     capsys.readouterr()
