@@ -20,10 +20,10 @@ and `peer_pretraining.json` (steps, seconds, held-out masked-LM accuracy). `--ev
 scores Hugging Face masked-LM directories instead (albert_tf's own pretraining after
 `albert-tf convert --to=hf`) on the same held-out blocks, masked the same way.
 
-Example (docs/finetuning_sst2.md, "A peer at the same budget"):
+Example (docs/finetuning_sst2.md, "Label budgets, and Hugging Face's ALBERT at the same budget"):
     python benchmarks/hf_peer_pretraining.py --train_file=wt2/train.txt \\
         --eval_file=wt2/valid.txt --spm_model_file=wt2/spm8k.model \\
-        --albert_config_file=wt2/config.json --budget_seconds=1800 --output_dir=wt2/hf_peer
+        --albert_config_file=wt2/config.json --budget_seconds=1693 --output_dir=wt2/hf_peer
 """
 
 from __future__ import annotations
