@@ -74,7 +74,7 @@ def build(workdir: str, args) -> dict[str, str]:
     import transformers
 
     from albert_tf.convert.convert import convert_checkpoint
-    from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+    from albert_tf.convert.hf_tokenizer import write_hf_tokenizer
     from albert_tf.export.export_source import load_export_source
     from albert_tf.export.onnx.export import export_onnx
     from albert_tf.finetune.driver import export_finished_run
@@ -93,9 +93,7 @@ def build(workdir: str, args) -> dict[str, str]:
     ).eval()
     hf_dir = files["hf_dir"] = os.path.join(workdir, "hf")
     hf_model.save_pretrained(hf_dir)
-    for name, content in hf_tokenizer_files(files["spm"]).items():
-        with open(os.path.join(hf_dir, name), "wb") as handle:
-            handle.write(content)
+    write_hf_tokenizer(files["spm"], hf_dir)
     converted = convert_checkpoint(
         "hf",
         hf_dir,

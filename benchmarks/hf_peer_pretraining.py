@@ -41,7 +41,7 @@ import transformers
 from albert_tf.atomic_files import atomic_output_directory
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.config_conversion import hf_config_dict
-from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.convert.hf_tokenizer import write_hf_tokenizer
 from albert_tf.tokenization.tokenizer import AlbertTokenizer
 
 
@@ -199,9 +199,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     run.update(vars(args))
     with atomic_output_directory(args.output_dir, overwrite=True) as directory:
         model.save_pretrained(directory)
-        for name, content in hf_tokenizer_files(args.spm_model_file).items():
-            with open(os.path.join(directory, name), "wb") as f:
-                f.write(content)
+        write_hf_tokenizer(args.spm_model_file, directory)
         with open(os.path.join(directory, "peer_pretraining.json"), "w", encoding="utf-8") as f:
             json.dump(run, f, indent=2)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from albert_tf.config import AlbertConfig
 from albert_tf.convert.config_conversion import hf_config_dict
-from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.convert.hf_tokenizer import write_hf_tokenizer
 from albert_tf.convert.keras_hub_config import backbone_kwargs
 
 
@@ -40,8 +40,5 @@ def hf_fast_tokenizer(spm_file: str, workdir: str) -> Any:
     import transformers
 
     directory = os.path.join(workdir, "hf_tokenizer")
-    os.makedirs(directory, exist_ok=True)
-    for name, content in hf_tokenizer_files(spm_file).items():
-        with open(os.path.join(directory, name), "wb") as handle:
-            handle.write(content)
+    write_hf_tokenizer(spm_file, directory)
     return transformers.AlbertTokenizerFast.from_pretrained(directory)

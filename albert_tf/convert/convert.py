@@ -63,7 +63,7 @@ from albert_tf.convert.hf_checkpoint import (
     read_hf_state_dict,
     save_hf_weights,
 )
-from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.convert.hf_tokenizer import write_hf_tokenizer
 from albert_tf.convert.keras_hub_preset import (
     load_keras_hub_model,
     preset_tokenizer,
@@ -288,9 +288,7 @@ def write_hf(
     _write_json(os.path.join(directory, CONFIG_NAME), values)
     save_hf_weights(model, os.path.join(directory, SAFETENSORS_NAME))
     if spm_model_file:
-        for name, content in hf_tokenizer_files(spm_model_file, do_lower_case).items():
-            with open(os.path.join(directory, name), "wb") as f:
-                f.write(content)
+        write_hf_tokenizer(spm_model_file, directory, do_lower_case)
 
 
 def write_albert_tf(

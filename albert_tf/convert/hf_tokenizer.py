@@ -32,8 +32,8 @@ of data/sample.txt (tested). Remaining differences, all documented and tested:
   trained without user symbols, none with the default ones on sample.txt).
 
 Illustration (not run):
-    files = hf_tokenizer_files("30k-clean.model")
-    sorted(files)
+    write_hf_tokenizer("30k-clean.model", "hf_dir")
+    sorted(os.listdir("hf_dir"))
     ['special_tokens_map.json', 'spiece.model', 'tokenizer.json', 'tokenizer_config.json']
 """
 
@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 
 from albert_tf.tokenization.model_proto import parse_model_proto, validate_albert_layout
 
@@ -165,3 +166,12 @@ def hf_tokenizer_files(spm_model_file: str, do_lower_case: bool = True) -> dict[
         "tokenizer_config.json": dump(config),
         "special_tokens_map.json": dump(SPECIAL_TOKENS),
     }
+
+
+def write_hf_tokenizer(spm_model_file: str, directory: str, do_lower_case: bool = True) -> None:
+    """Writes the Hugging Face tokenizer files of `spm_model_file` into `directory` (made if
+    missing), beside whatever model files it holds."""
+    os.makedirs(directory, exist_ok=True)
+    for name, content in hf_tokenizer_files(spm_model_file, do_lower_case).items():
+        with open(os.path.join(directory, name), "wb") as f:
+            f.write(content)

@@ -7,7 +7,7 @@ import shutil
 import pytest
 import transformers
 
-from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.convert.hf_tokenizer import write_hf_tokenizer
 from albert_tf.tokenization import AlbertTokenizer, normalize_text
 from tests.conftest import SAMPLE_TEXT
 
@@ -23,8 +23,7 @@ EXTRA_STRINGS = [
 @pytest.fixture(scope="module")
 def hf_tokenizer_dir(small_model_file, tmp_path_factory) -> str:
     directory = tmp_path_factory.mktemp("hf_tokenizer")
-    for name, content in hf_tokenizer_files(small_model_file).items():
-        (directory / name).write_bytes(content)
+    write_hf_tokenizer(small_model_file, str(directory))
     return str(directory)
 
 

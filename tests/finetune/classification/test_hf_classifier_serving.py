@@ -19,7 +19,7 @@ import torch
 import transformers
 
 from albert_tf.convert.convert import convert_checkpoint
-from albert_tf.convert.hf_tokenizer import hf_tokenizer_files
+from albert_tf.convert.hf_tokenizer import write_hf_tokenizer
 from albert_tf.runtime import Runtime
 from albert_tf.tokenization.text_features import AlbertTextFeatures
 from tests.classifier_export import export_classifier_model
@@ -55,8 +55,7 @@ def hf_classifier_dir(tmp_path_factory, tiny_model_file):
     directory = tmp_path_factory.mktemp("hf_classifier")
     model.save_pretrained(directory)
     # The tokenizer files of an HF ALBERT: spiece.model, tokenizer.json, ... (hf_tokenizer.py).
-    for name, content in hf_tokenizer_files(tiny_model_file).items():
-        (directory / name).write_bytes(content)
+    write_hf_tokenizer(tiny_model_file, str(directory))
     tokenizer = transformers.AutoTokenizer.from_pretrained(directory)
     return model, tokenizer, str(directory)
 
