@@ -4,6 +4,7 @@ budgets (benchmarks/label_budgets.py)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -106,7 +107,11 @@ def plot_label_budgets(
         )
     axis.set_xscale("log")
     axis.minorticks_off()
-    axis.set_xticks(sorted({e for points in curves.values() for e, _, _ in points}))
+    ticks = sorted({e for points in curves.values() for e, _, _ in points})
+    axis.set_xticks(ticks)
+    if any(high / low < 1.5 for low, high in itertools.pairwise(ticks)):
+        # Close sizes (8,000 and all 9,600, say) would print their labels over each other.
+        axis.tick_params(axis="x", labelrotation=30)
     axis.get_xaxis().set_major_formatter(plt.FuncFormatter(lambda value, _: f"{value:,.0f}"))
     axis.set_xlabel("labeled training examples (log scale)")
     axis.set_ylabel(f"{metric} (mean ± sd over seeds)")
