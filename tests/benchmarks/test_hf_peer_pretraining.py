@@ -54,3 +54,17 @@ def test_the_peer_trains_for_its_budget_and_albert_tf_reads_the_result(
     trained = transformers.AlbertForMaskedLM.from_pretrained(output)
     encoder = load_pretrained_encoder(str(output)).encoder
     assert_sequence_output_is_hf(encoder, trained, seed=1)
+    # A second phase (`--init_model`) starts from these weights, without a config file.
+    second = peer.parse_args(
+        [*held_out, f"--init_model={output}", f"--train_file={SAMPLE_TEXT}"]
+        + [f"--output_dir={tmp_path / 'phase2'}", "--budget_seconds=1"]
+    )
+    continued = peer.peer_model(second).state_dict()
+    for name, value in trained.state_dict().items():
+        assert continued[name].equal(value), name
+
+
+def test_training_needs_a_config_or_a_model_to_continue(capsys):
+    with pytest.raises(SystemExit):
+        peer.parse_args(["--eval_file=x", "--spm_model_file=y", "--train_file=z"])
+    assert "--albert_config_file (or --init_model)" in capsys.readouterr().err
