@@ -26,7 +26,11 @@ scores Hugging Face masked-LM directories instead (albert_tf's own pretraining a
 Example (docs/finetuning_sst2.md, "Label budgets, and Hugging Face's ALBERT at the same budget"):
     python benchmarks/hf_peer_pretraining.py --train_file=wt2/train.txt \\
         --eval_file=wt2/valid.txt --spm_model_file=wt2/spm8k.model \\
-        --albert_config_file=wt2/config.json --budget_seconds=1693 --output_dir=wt2/hf_peer
+        --albert_config_file=wt2/config.json --budget_seconds=1290 --output_dir=wt2/hf_peer_wt2
+    python benchmarks/hf_peer_pretraining.py --train_file=sst2.txt \
+        --eval_file=wt2/valid.txt --spm_model_file=wt2/spm8k.model \
+        --init_model=wt2/hf_peer_wt2 --learning_rate=5e-4 --warmup_steps=100 \
+        --budget_seconds=320 --output_dir=wt2/hf_peer_sst2
 """
 
 from __future__ import annotations
