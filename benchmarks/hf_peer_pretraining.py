@@ -27,9 +27,9 @@ Example (docs/finetuning_sst2.md, "Label budgets, and Hugging Face's ALBERT at t
     python benchmarks/hf_peer_pretraining.py --train_file=wt2/train.txt \\
         --eval_file=wt2/valid.txt --spm_model_file=wt2/spm8k.model \\
         --albert_config_file=wt2/config.json --budget_seconds=1290 --output_dir=wt2/hf_peer_wt2
-    python benchmarks/hf_peer_pretraining.py --train_file=sst2.txt \
-        --eval_file=wt2/valid.txt --spm_model_file=wt2/spm8k.model \
-        --init_model=wt2/hf_peer_wt2 --learning_rate=5e-4 --warmup_steps=100 \
+    python benchmarks/hf_peer_pretraining.py --train_file=sst2.txt \\
+        --eval_file=wt2/valid.txt --spm_model_file=wt2/spm8k.model \\
+        --init_model=wt2/hf_peer_wt2 --learning_rate=5e-4 --warmup_steps=100 \\
         --budget_seconds=320 --output_dir=wt2/hf_peer_sst2
 """
 
