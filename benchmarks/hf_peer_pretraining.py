@@ -156,8 +156,8 @@ def pretrain(args: argparse.Namespace) -> dict:
         optimizer.zero_grad()
         step += 1
         elapsed = time.monotonic() - start
-        # Timed again at the end of warmup (the decay has not begun): the first steps are
-        # slower, and a step count from them alone left 12% of a 21-minute budget unused.
+        # Timed again at the end of warmup, before the decay begins: the first steps are the
+        # slowest, so a count from them alone would end the schedule before the budget.
         if step in (args.calibration_steps, args.warmup_steps):
             total_steps = int(step * args.budget_seconds / elapsed)
             print(f"{elapsed / step:.3f} s/step: {total_steps:,} steps in the budget", flush=True)
