@@ -201,6 +201,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     missing = [name for name in training if getattr(args, name) is None]
     if args.albert_config_file is None and args.init_model is None:
         missing.append("albert_config_file (or --init_model)")
+    if args.albert_config_file is not None and args.init_model is not None:
+        parser.error("--init_model continues a model of its own shape: drop --albert_config_file")
     if missing and not args.evaluate:
         parser.error("training needs --" + ", --".join(missing) + " (or --evaluate=DIR,...)")
     if args.calibration_steps > args.warmup_steps:

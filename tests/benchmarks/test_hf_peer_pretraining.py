@@ -68,3 +68,8 @@ def test_training_needs_a_config_or_a_model_to_continue(capsys):
     with pytest.raises(SystemExit):
         peer.parse_args(["--eval_file=x", "--spm_model_file=y", "--train_file=z"])
     assert "--albert_config_file (or --init_model)" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # A continued model keeps its shape: no second source.
+        peer.parse_args(
+            ["--eval_file=x", "--spm_model_file=y", "--init_model=m", "--albert_config_file=c"]
+        )
+    assert "drop --albert_config_file" in capsys.readouterr().err
