@@ -6,7 +6,9 @@ runs one `albert-tf` fine-tuning command with `--seeds`, and the task's classic 
 standard deviation over the seeds) and a plot: where pretraining pays, and by how much.
 
 A finished run (its `seeds.json` exists) is read, not run again, so a killed benchmark resumes
-where it stopped. Flags after `--` go to every fine-tuning command unchanged.
+where it stopped. Flags after `--` go to every fine-tuning command unchanged. After a change to
+the baseline, `--rescore_baseline` scores it anew and redraws the table and plot from the
+encoders' figures in `label_budgets.json`, fine-tuning nothing (their runs may be gone).
 
 Example (docs/tagging.md, section "Label budgets"):
     python benchmarks/label_budgets.py --command=tag --baseline=peopledaily \\
@@ -74,6 +76,22 @@ def finetune(args: argparse.Namespace, encoder: str, budget: int) -> dict:
         return json.load(f)
 
 
+def previous_encoders(args: argparse.Namespace) -> dict:
+    """Each `--encoder`'s figures at each budget from `OUTPUT_DIR/label_budgets.json`."""
+    path = os.path.join(args.output_dir, "label_budgets.json")
+    with open(path, encoding="utf-8") as f:
+        previous = json.load(f)["encoders"]
+    missing = [
+        f"{name} at {budget}"
+        for name in args.encoders
+        for budget in args.budgets
+        if str(budget) not in previous.get(name, {})
+    ]
+    if missing:
+        raise SystemExit(f"--rescore_baseline: {path} has no figures for {', '.join(missing)}")
+    return {name: {str(b): previous[name][str(b)] for b in args.budgets} for name in args.encoders}
+
+
 def baseline_scores(
     task_name: str, data_dir: str, budgets: Sequence[int]
 ) -> tuple[str, dict[int, float]]:
@@ -131,6 +149,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--data_dir", default=classic_baselines.DATA_DIR, help="For --baseline.")
     parser.add_argument("--output_dir", required=True)
     parser.add_argument("--title", default="", help="The plot's title.")
+    parser.add_argument(
+        "--rescore_baseline",
+        action="store_true",
+        help="Fine-tune nothing: the encoders' figures from OUTPUT_DIR/label_budgets.json, the "
+        "baseline scored anew.",
+    )
     args = parser.parse_args(argv)
     args.common = common
     try:
@@ -153,8 +177,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     results: dict = {"metric": args.metric, "budgets": args.budgets, "encoders": {}}
-    for name in args.encoders:
-        results["encoders"][name] = {str(b): finetune(args, name, b) for b in args.budgets}
+    if args.rescore_baseline:
+        results["encoders"] = previous_encoders(args)
+    else:
+        for name in args.encoders:
+            results["encoders"][name] = {str(b): finetune(args, name, b) for b in args.budgets}
     baseline_name, baseline = (
         baseline_scores(args.baseline, args.data_dir, args.budgets) if args.baseline else ("", {})
     )

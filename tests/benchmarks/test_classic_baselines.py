@@ -103,6 +103,7 @@ def test_each_family_learns_a_separable_toy_task(data_dir, tmp_path, capsys):
     ]
     sst2, _, wnut17, _, squad, xquad, window, window_distance, *_ = rows
     assert sst2["score"] == 100.0 and sst2["train_examples"] == 8 and sst2["dev_examples"] == 2
+    assert sst2["metrics"]["C"] in classic_baselines.C_GRID  # Chosen on the 8 training texts.
     assert wnut17["score"] == 100.0 and wnut17["metrics"]["found_gold"] == 2
     # n = 1 is learned; one answerable question (right) and one unanswerable (never abstains).
     assert squad["baseline"] == "first 1 words of the best-overlap sentence"
@@ -111,6 +112,13 @@ def test_each_family_learns_a_separable_toy_task(data_dir, tmp_path, capsys):
     assert window["score"] == window_distance["score"] == 100.0
     assert window["fit_seconds"] is None and window["train_examples"] == 0
     assert "| sst-2, first 4 | TF-IDF word 1-2-grams" in capsys.readouterr().out
+
+
+def test_regularization_folds_follow_the_smallest_class():
+    # Stratified folds need an example of each class in each fold; one example: C = 1.
+    for labels, folds in (([0] * 9 + [1] * 6, 5), ([0, 0, 0, 1, 1], 2), ([0, 0, 1], None)):
+        regression = classic_baselines.tfidf_logistic_regression("word", (1, 1), 1, labels)[-1]
+        assert getattr(regression, "cv", None) == folds and (folds or regression.C == 1.0)
 
 
 def test_bad_flags_stop_before_any_work(data_dir, capsys):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -32,7 +33,7 @@ with open(os.path.join(flags["output_dir"], "seeds.json"), "w") as f:
 """
 
 
-def _run(tmp_path: pathlib.Path) -> subprocess.CompletedProcess:
+def _run(tmp_path: pathlib.Path, *extra: str, check: bool = True) -> subprocess.CompletedProcess:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     fake = bin_dir / "albert-tf"
@@ -55,10 +56,11 @@ def _run(tmp_path: pathlib.Path) -> subprocess.CompletedProcess:
         "--encoder=random=--albert_config_file=c.json",
         "--encoder=pretrained=--init_checkpoint=enc.keras --learning_rate=3e-4",
         f"--output_dir={tmp_path / 'out'}",
+        *extra,
         "--",
         "--character_level",
     ]
-    return subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    return subprocess.run(command, env=env, capture_output=True, text=True, check=check)
 
 
 def test_runs_each_encoder_and_budget_once_and_writes_table_and_plot(tmp_path):
@@ -81,3 +83,13 @@ def test_runs_each_encoder_and_budget_once_and_writes_table_and_plot(tmp_path):
     # Rerun: every run is finished, so nothing is fine-tuned again.
     _run(tmp_path)
     assert len((tmp_path / "calls.jsonl").read_text().splitlines()) == 4
+
+    # A changed baseline: the table again from the JSON, though the runs are gone.
+    for name in ("random", "pretrained"):
+        shutil.rmtree(out / name)
+    (out / "label_budgets.md").unlink()
+    _run(tmp_path, "--rescore_baseline")
+    assert len((tmp_path / "calls.jsonl").read_text().splitlines()) == 4
+    assert (out / "label_budgets.md").read_text() == table
+    failed = _run(tmp_path, "--rescore_baseline", "--encoder=peer=--init_checkpoint=p", check=False)
+    assert failed.returncode != 0 and "no figures for peer at 100, peer at 400" in failed.stderr
